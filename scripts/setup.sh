@@ -53,14 +53,17 @@ fi
 
 # 3. debootstrap builds the base image (no registry is needed: nothing is pulled).
 command -v debootstrap >/dev/null 2>&1 || { log "installing debootstrap"; apt_install debootstrap; }
+# 4. Debian's Chromium on the host drives the web inspector's end-to-end tests (playwright-core
+#    with executablePath; no browser download). Browser rollouts use the one in the browser image.
+command -v chromium >/dev/null 2>&1 || { log "installing chromium (inspector tests)"; apt_install chromium; }
 
-# 4. Build, then the images (tagged by content hash: unchanged inputs are reused from the engine's cache).
+# 5. Build, then the images (tagged by content hash: unchanged inputs are reused from the engine's cache).
 log "building"
 npm run build --silent
 log "building images"
 node bin/openforge.js images build --quiet --tasks envs/claw-basic
 
-# 5. Harness layers: npm over https inside a build needs this machine's trust store when a TLS-inspecting
+# 6. Harness layers: npm over https inside a build needs this machine's trust store when a TLS-inspecting
 # proxy sits in between, so the system bundle is passed in (it is not part of the image tags).
 if [ -n "$harnesses" ]; then
   if [ -z "${OPENFORGE_EXTRA_CA:-}" ]; then
