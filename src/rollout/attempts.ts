@@ -13,7 +13,7 @@ export async function runSlot(
 ): Promise<{ rolloutId: string; outcome: RolloutOutcome }> {
   for (let attempt = slot.firstAttempt; ; attempt++) {
     const rolloutId = `${deps.runId}.${slot.task.id}.${slot.sampleIndex}.${attempt}`;
-    await deps.store.addRollout({ id: rolloutId, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt, harness: deps.harness.name });
+    await deps.store.addRollout({ id: rolloutId, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt, harness: deps.harness.name, parent: deps.parent });
     const outcome = await runRollout(deps, { task: slot.task, sampleIndex: slot.sampleIndex, attempt, rolloutId });
     const retry = outcome.errorType === 'infrastructure' && outcome.beforeAgent && attempt - slot.firstAttempt < retries && !deps.signal.aborted;
     if (!retry) return { rolloutId, outcome };

@@ -4,7 +4,7 @@ import type { RunConfig } from '../config/run.js';
 import type { Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { RunNetwork, Sandbox, SandboxBackend, VolumeMount } from '../sandbox/types.js';
-import type { Store } from '../store/store.js';
+import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
 import { parseReward, type Reward } from './reward.js';
@@ -27,6 +27,13 @@ export interface RolloutDeps {
   /** Run folder; each rollout writes its artifacts below it. */
   runDir: string;
   signal: AbortSignal;
+  /**
+   * Debugging (`openforge debug`): the container is left running after the rollout, for this many more
+   * seconds at most, so a shell can look inside; whoever set it removes it (by the run's label).
+   */
+  keepContainerSec?: number;
+  /** The rollout these rollouts replay or fork (`openforge replay`, `openforge fork`). */
+  parent?: RolloutParent;
 }
 
 export interface RolloutSlot {
@@ -94,7 +101,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
         },
         network: deps.network,
         mounts,
-        lifetimeSec: config.timeouts.start_sec + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120,
+        lifetimeSec: config.timeouts.start_sec + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120 + (deps.keepContainerSec ?? 0),
       }),
     );
     const box = sandbox;
@@ -177,6 +184,10 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       });
     } catch (err) {
       await log('collect', `collecting artifacts failed: ${errorMessage(err)}`);
+    }
+    if (deps.keepContainerSec) {
+      await log('container', `kept container ${box.id.slice(0, 12)} for debugging: openforge shell ${slot.rolloutId}`);
+      return;
     }
     await timed('teardown', config.timeouts.teardown_sec, 'infrastructure', () => box.remove()).catch((err) => log('teardown', errorMessage(err)));
   }

@@ -7,7 +7,8 @@ import { harnessFor } from '../harness/registry.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { SandboxBackend } from '../sandbox/types.js';
-import { Store } from '../store/store.js';
+import type { PolicyAnswer } from '../model/policies/types.js';
+import { Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
@@ -31,6 +32,15 @@ export interface RunOptions extends RunEvents {
   signal?: AbortSignal;
   backend?: SandboxBackend;
   extraCaFile?: string;
+  /**
+   * Debugging: containers stay up after their rollout (for at most this many more seconds) instead of
+   * being removed; the caller removes them with `backend.removeRun(runId)` when it is done.
+   */
+  keepContainersSec?: number;
+  /** The rollout this run replays or forks: its rollouts are stored linked to it. */
+  parent?: RolloutParent;
+  /** Replay / fork: the first policy turns are answered with these, the configured upstream answers the rest (sim upstreams only). */
+  prefixAnswers?: PolicyAnswer[];
 }
 
 export const STORE_FILE = 'openforge.db';
@@ -86,12 +96,15 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     options.onPlan?.({ runId, resumed: !!resumable, total: todo.length, skipped, outputDir: loaded.outputDir });
 
     const network = await backend.prepareNetwork(runId, config.network);
-    cleanups.push(() => backend.releaseNetwork(network));
-    cleanups.push(() => backend.removeRun(runId));
+    // Kept containers still sit on the run's network: the caller removes both (removeRun) when done.
+    if (!options.keepContainersSec) {
+      cleanups.push(() => backend.releaseNetwork(network));
+      cleanups.push(() => backend.removeRun(runId));
+    }
     const sessions = new SessionRegistry();
     let endpoint: ModelEndpoint | undefined;
     if (harness.usesModel && todo.length > 0) {
-      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network });
+      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network, prefixAnswers: options.prefixAnswers });
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
     }
@@ -101,6 +114,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       taskImage: (task) => images.get(task),
       harnessMounts: () => images.harnessMounts(harness),
       proxyPort: endpoint?.port,
+      keepContainerSec: options.keepContainersSec,
+      parent: options.parent,
     };
 
     // Interrupted: remove the run's containers now, so in-flight execs end instead of running to their timeouts.

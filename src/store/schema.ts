@@ -68,4 +68,12 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE calls ADD COLUMN prompt_base_seq INTEGER;
   ALTER TABLE calls ADD COLUMN prompt_shared_len INTEGER;
   `,
+  // Replays and forks (`openforge replay`, `openforge fork`): a rollout re-run from another one links to it.
+  // parent_kind is 'replay' or 'fork'; fork_seq is the call whose answer the fork replaced.
+  `
+  ALTER TABLE rollouts ADD COLUMN parent_rollout_id TEXT;
+  ALTER TABLE rollouts ADD COLUMN parent_kind TEXT;
+  ALTER TABLE rollouts ADD COLUMN fork_seq INTEGER;
+  CREATE INDEX rollouts_parent ON rollouts(parent_rollout_id);
+  `,
 ];

@@ -31,6 +31,15 @@ export interface RolloutRecord {
   finishedAt: number | null;
   /** Milliseconds spent in each lifecycle phase. */
   phases: Record<string, number>;
+  /** Set when this rollout replays or forks another one. */
+  parent: RolloutParent | null;
+}
+
+/** The rollout a replay or fork was made from; for a fork, `atSeq` is the call whose answer was replaced. */
+export interface RolloutParent {
+  rolloutId: string;
+  kind: 'replay' | 'fork';
+  atSeq: number | null;
 }
 
 export type RolloutUpdate = Partial<
@@ -53,6 +62,9 @@ interface RolloutRow {
   started_at: number | null;
   finished_at: number | null;
   phases: string | null;
+  parent_rollout_id: string | null;
+  parent_kind: RolloutParent['kind'] | null;
+  fork_seq: number | null;
 }
 
 interface CallRow {
@@ -135,11 +147,29 @@ export class Store {
   }
 
   // ── rollouts ──────────────────────────────────────────────────────────
-  async addRollout(r: Pick<RolloutRecord, 'id' | 'runId' | 'taskId' | 'sampleIndex' | 'attempt' | 'harness'>): Promise<void> {
+  async addRollout(r: Pick<RolloutRecord, 'id' | 'runId' | 'taskId' | 'sampleIndex' | 'attempt' | 'harness'> & { parent?: RolloutParent | null }): Promise<void> {
     await this.db.run(
-      'INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [r.id, r.runId, r.taskId, r.sampleIndex, r.attempt, r.harness, 'pending', Date.now()],
+      `INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, created_at, parent_rollout_id, parent_kind, fork_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [r.id, r.runId, r.taskId, r.sampleIndex, r.attempt, r.harness, 'pending', Date.now(), r.parent?.rolloutId ?? null, r.parent?.kind ?? null, r.parent?.atSeq ?? null],
     );
+  }
+
+  /** Rollouts replayed or forked from this one, oldest first. */
+  async childrenOf(rolloutId: string): Promise<RolloutRecord[]> {
+    const rows = await this.db.all<RolloutRow>('SELECT * FROM rollouts WHERE parent_rollout_id = ? ORDER BY created_at, id', [rolloutId]);
+    return rows.map(toRollout);
+  }
+
+  /** Every run in the store, newest first. */
+  async listRuns(): Promise<RunRecord[]> {
+    const ids = await this.db.all<{ id: string }>('SELECT id FROM runs ORDER BY created_at DESC, id DESC');
+    const runs: RunRecord[] = [];
+    for (const { id } of ids) {
+      const run = await this.getRun(id);
+      if (run) runs.push(run);
+    }
+    return runs;
   }
 
   async updateRollout(id: string, update: RolloutUpdate): Promise<void> {
@@ -302,6 +332,7 @@ function toRollout(row: RolloutRow): RolloutRecord {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     phases: row.phases ? JSON.parse(row.phases) : {},
+    parent: row.parent_rollout_id ? { rolloutId: row.parent_rollout_id, kind: row.parent_kind ?? 'replay', atSeq: row.fork_seq } : null,
   };
 }
 
