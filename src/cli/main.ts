@@ -2,7 +2,11 @@ import { Command } from 'commander';
 import { UserError } from '../util/errors.js';
 import { exportCommand } from './commands/export.js';
 import { imagesCommand } from './commands/images.js';
+import { debugCommand } from './commands/debug.js';
+import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
+import { replayCommand } from './commands/replay.js';
+import { shellCommand } from './commands/shell.js';
 import { proxyCommand } from './commands/proxy.js';
 import { reapCommand } from './commands/reap.js';
 import { runCommand } from './commands/run.js';
@@ -26,6 +30,10 @@ program.addCommand(serveCommand());
 program.addCommand(exportCommand());
 program.addCommand(statsCommand());
 program.addCommand(inspectCommand());
+program.addCommand(debugCommand());
+program.addCommand(shellCommand());
+program.addCommand(replayCommand());
+program.addCommand(forkCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof UserError) {

@@ -1,0 +1,34 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { forkRollout } from '../../rollout/fork.js';
+import { locateRollout } from '../../ui/locate-rollout.js';
+import { UserError } from '../../util/errors.js';
+import { abortOnSignals } from '../interrupt.js';
+import { toInt } from './run.js';
+
+/** `openforge fork`: replay a rollout up to call K, give call K another answer, let a model continue. */
+export function forkCommand(): Command {
+  return new Command('fork')
+    .description('replay a rollout up to call K, answer call K with your edited answer, continue with a model; stored as a new rollout linked to the old one')
+    .argument('<rollout>', 'rollout id')
+    .requiredOption('--at <K>', 'the call whose answer to replace (its number in the inspector)', toInt)
+    .requiredOption('--answer <file>', 'JSON file holding the new answer: a Chat assistant message ({"content": …, "tool_calls": […]})')
+    .option('--model <spec>', "who answers after call K: sim:oracle | sim:noisy:<p> (default: the run's own sim policy)")
+    .option('-d, --dir <run-dir>', "the run's output folder (default: ., ./runs or ./runs/*, whichever holds the rollout)")
+    .action(async (rolloutId: string, opts: { at: number; answer: string; model?: string; dir?: string }) => {
+      if (!existsSync(opts.answer)) throw new UserError(`answer file ${opts.answer} does not exist`);
+      const dir = await locateRollout(rolloutId, opts.dir);
+      const controller = abortOnSignals();
+      const { fork } = await forkRollout(dir, rolloutId, {
+        atSeq: opts.at,
+        answer: readFileSync(opts.answer, 'utf8'),
+        upstream: opts.model,
+        signal: controller.signal,
+        extraCaFile: process.env.OPENFORGE_EXTRA_CA,
+        onLog: (line) => void process.stderr.write(`${line}\n`),
+      });
+      const outcome = fork.errorType ? `${fork.errorType}: ${fork.errorMessage}` : `reward ${fork.reward}`;
+      process.stdout.write(`fork ${fork.id} of ${rolloutId} at call ${opts.at}: ${outcome}\n`);
+      if (controller.signal.aborted) process.exitCode = 130;
+    });
+}
