@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { decodeFloats, decodeIds, encodeFloats, encodeIds } from './codec.js';
-import { PromptDeltaWriter, PromptRebuilder, type StoredPrompt } from './prompt-delta.js';
+import { PromptDeltaWriter, PromptRebuilder, type PromptDelta, type StoredPrompt } from './prompt-delta.js';
 import { MIGRATIONS } from './schema.js';
 import { SqliteDb } from './sqlite.js';
 import type { RecordedCall, RolloutStatus } from './types.js';
+import { WriteBatcher } from './write-batcher.js';
 
 export interface RunRecord {
   id: string;
@@ -91,9 +92,38 @@ const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
   phases: 'phases',
 };
 
+const CALL_INSERT_COLUMNS = [
+  'rollout_id', 'seq', 'label', 'protocol', 'model', 'stream', 'request', 'response', 'status', 'error', 'prompt_ids', 'completion_ids',
+  'logprobs', 'finish_reason', 'upstream', 'started_at', 'ttfb_ms', 'duration_ms', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+] as const;
+/** Rows per INSERT: 64 × 21 parameters stays far below SQLite's limit of 32 766. */
+const MAX_CALLS_PER_INSERT = 64;
+const insertSqlByRows = new Map<number, string>();
+
+function insertCallsSql(rows: number): string {
+  let sql = insertSqlByRows.get(rows);
+  if (!sql) {
+    const row = `(${CALL_INSERT_COLUMNS.map(() => '?').join(', ')})`;
+    sql = `INSERT INTO calls (${CALL_INSERT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+    insertSqlByRows.set(rows, sql);
+  }
+  return sql;
+}
+
+/** One row's parameters, in CALL_INSERT_COLUMNS order. The request is stored as the harness sent it when its text is known. */
+function callParams(c: RecordedCall, delta: PromptDelta | undefined): unknown[] {
+  const response = c.responseJson ?? (c.response === null || c.response === undefined ? null : JSON.stringify(c.response));
+  return [
+    c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, c.requestJson ?? JSON.stringify(c.request), response, c.status, c.error,
+    encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
+    c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
+  ];
+}
+
 /** The run store: one SQLite file (WAL) per run folder holding runs, rollouts, model calls and events. */
 export class Store {
   private readonly promptDeltas = new PromptDeltaWriter();
+  private readonly writes = new WriteBatcher<RecordedCall>((calls) => this.writeCalls(calls), MAX_CALLS_PER_INSERT);
 
   private constructor(private readonly db: SqliteDb, readonly file: string) {}
 
@@ -108,8 +138,9 @@ export class Store {
     return new Store(db, file);
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.flush();
+    await this.db.close();
   }
 
   // ── runs ──────────────────────────────────────────────────────────────
@@ -171,25 +202,55 @@ export class Store {
   }
 
   // ── calls ─────────────────────────────────────────────────────────────
-  async recordCall(c: RecordedCall): Promise<void> {
-    const delta = c.promptTokenIds ? this.promptDeltas.compact(c.rolloutId, c.seq, c.promptTokenIds) : undefined;
-    await this.db.run(
-      `INSERT INTO calls (rollout_id, seq, label, protocol, model, stream, request, response, status, error, prompt_ids, completion_ids,
-        logprobs, finish_reason, upstream, started_at, ttfb_ms, duration_ms, missing_token_ids, prompt_base_seq, prompt_shared_len)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, JSON.stringify(c.request),
-        c.response === null || c.response === undefined ? null : JSON.stringify(c.response), c.status, c.error,
-        encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
-        c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
-      ],
-    );
-    if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+  /**
+   * Records one call. Calls recorded close together are written in one multi-row INSERT (a batch is
+   * atomic: all of its rows are stored or none); a failing batch is retried row by row, so one bad
+   * row fails alone. Resolves once the row is stored; `flush` and `close` wait for every queued row.
+   */
+  recordCall(c: RecordedCall): Promise<void> {
+    return this.writes.add(c);
   }
 
   /** The proxy's CallSink face. */
   record(call: RecordedCall): Promise<void> {
     return this.recordCall(call);
+  }
+
+  /** Resolves once every call recorded so far is stored. */
+  flush(): Promise<void> {
+    return this.writes.flushed();
+  }
+
+  private async writeCalls(calls: RecordedCall[]): Promise<(unknown | undefined)[]> {
+    const rows: unknown[] = [];
+    // Deltas may refer to rows of the same batch: the INSERT stores all of them or none.
+    for (const c of calls) rows.push(...callParams(c, this.compactPrompt(c)));
+    try {
+      await this.db.run(insertCallsSql(calls.length), rows);
+      return calls.map(() => undefined);
+    } catch (err) {
+      for (const c of calls) if (c.promptTokenIds) this.promptDeltas.forget(c.rolloutId, c.seq);
+      if (calls.length === 1) return [err];
+    }
+    // Row by row, so that only the bad rows fail; whole prompts, as a base row may be among them.
+    const results: (unknown | undefined)[] = [];
+    for (const c of calls) {
+      try {
+        await this.db.run(insertCallsSql(1), callParams(c, undefined));
+        if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+        results.push(undefined);
+      } catch (err) {
+        results.push(err);
+      }
+    }
+    return results;
+  }
+
+  private compactPrompt(c: RecordedCall): PromptDelta | undefined {
+    if (!c.promptTokenIds) return undefined;
+    const delta = this.promptDeltas.compact(c.rolloutId, c.seq, c.promptTokenIds);
+    this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+    return delta;
   }
 
   async listCalls(rolloutId: string): Promise<RecordedCall[]> {
