@@ -292,8 +292,8 @@ export class Store {
   /**
    * The calls of one rollout in seq order, a page of up to `pageSize` rows at a time so memory stays
    * flat however many calls a rollout has (pages rather than rows: a whole run goes through here, and
-   * every step of an async iteration has a cost). Blobs are left undecoded, the response JSON
-   * unparsed, and the request out (see `callRequestJson`).
+   * every step of an async iteration has a cost). Blobs are left undecoded, and the request and
+   * response out (see `callRequestJson`, `callResponseJson`).
    */
   async *callPagesOf(rolloutId: string, pageSize = 256): AsyncGenerator<StoredCallRow[]> {
     let prompts: PromptRebuilder | undefined;
@@ -328,6 +328,11 @@ export class Store {
       if (!last || rows.length < pageSize) return;
       after = last.seq;
     }
+  }
+
+  /** The response of one call as stored (JSON text, or null when it had none); undefined when there is no such call. */
+  async callResponseJson(rolloutId: string, seq: number): Promise<string | null | undefined> {
+    return (await this.db.get<{ response: string | null }>('SELECT response FROM calls WHERE rollout_id = ? AND seq = ?', [rolloutId, seq]))?.response;
   }
 
   /**
@@ -391,16 +396,19 @@ function toCall(row: CallRow): RecordedCall {
 }
 
 const STORED_CALL_FIELDS = [
-  'rollout_id', 'seq', 'label', 'protocol', 'response', 'status', 'error', 'prompt_ids', 'completion_ids', 'logprobs', 'finish_reason',
-  'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+  'rollout_id', 'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+  'completion_ids', 'logprobs', 'prompt_ids',
 ] as const;
-/** Only what training data needs: every column read costs time when a whole run is exported. */
+/**
+ * Only what training data needs, none of it behind the request and response in the row (see the third
+ * migration): every column read costs time when a whole run is exported.
+ */
 const STORED_CALL_COLUMNS = STORED_CALL_FIELDS.join(', ');
 type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]>;
 
 /**
- * A call row as `callPagesOf` reads it: the columns training data needs (not the request: see
- * `callRequestJson`), with `prompt_ids` the whole prompt, or `problem` naming why it could not be
+ * A call row as `callPagesOf` reads it: the columns training data needs (not the request nor the
+ * response: see `callRequestJson`, `callResponseJson`), with `prompt_ids` the whole prompt, or `problem` naming why it could not be
  * rebuilt. `stored_prompt_ids` is the blob as stored: the suffix after `prompt_shared_len` tokens of
  * call `prompt_base_seq` when that is set.
  */
