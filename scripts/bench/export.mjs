@@ -149,21 +149,21 @@ async function child(kind, dir, runId) {
   return { ...result, seconds, callsPerSec: result.calls / seconds, cpuSeconds, callsPerCpuSec: result.calls / cpuSeconds, peakRssMb: mb(peak), maxRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
-/** The columns the exporter reads, of the same rows in the same order, with no processing. */
+/** The columns the exporter scans (it looks up responses and requests only where it needs them), of the same rows in the same order, with no processing. */
 function rawScan(file, runId) {
   return new Promise((resolve, reject) => {
     const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY);
     let calls = 0;
     let bytes = 0;
     db.each(
-      `SELECT c.rollout_id, c.seq, c.label, c.protocol, c.response, c.status, c.error, c.prompt_ids, c.completion_ids, c.logprobs, c.finish_reason,
-         c.missing_token_ids, c.prompt_base_seq, c.prompt_shared_len
+      `SELECT c.rollout_id, c.seq, c.label, c.protocol, c.status, c.error, c.finish_reason, c.missing_token_ids, c.prompt_base_seq,
+         c.prompt_shared_len, c.completion_ids, c.logprobs, c.prompt_ids
        FROM rollouts r JOIN calls c ON c.rollout_id = r.id WHERE r.run_id = ? ORDER BY r.task_id, r.sample_index, c.seq`,
       [runId],
       (err, row) => {
         if (err) return reject(err);
         calls++;
-        bytes += (row.prompt_ids?.length ?? 0) + (row.completion_ids?.length ?? 0) + (row.logprobs?.length ?? 0) + (row.response?.length ?? 0);
+        bytes += (row.prompt_ids?.length ?? 0) + (row.completion_ids?.length ?? 0) + (row.logprobs?.length ?? 0);
       },
       (err) => (db.close(), err ? reject(err) : resolve({ calls, bytesRead: bytes })),
     );

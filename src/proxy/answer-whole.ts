@@ -40,6 +40,6 @@ export async function answerWhole(
   capture.addResponse(body);
   const tokens = capture.result();
   const clientBody = call.translateResponse(body);
-  writeJson(res, 200, clientBody);
-  return { status: 200, response: clientBody, error: null, ttfbMs: elapsedMs(), tokens, upstream: upstream.url };
+  const responseJson = writeJson(res, 200, clientBody);
+  return { status: 200, response: clientBody, responseJson, error: null, ttfbMs: elapsedMs(), tokens, upstream: upstream.url };
 }

@@ -6,6 +6,8 @@ export interface CallOutcome {
   status: number;
   /** What the harness received; null when it received no answer. */
   response: unknown;
+  /** `response` as the JSON text the harness was sent, when it was sent whole. */
+  responseJson?: string;
   error: string | null;
   /** Milliseconds from arrival to the first byte of the answer body. */
   ttfbMs: number | null;

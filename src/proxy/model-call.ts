@@ -96,8 +96,8 @@ async function forward(
 ): Promise<CallOutcome> {
   if ('answerLocally' in call) {
     const body = await call.answerLocally({ post: (path, json) => deps.pool.post(path, json, session, signal) });
-    writeJson(res, 200, body);
-    return { status: 200, response: body, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: deps.pool.stickyUrl(session) };
+    const responseJson = writeJson(res, 200, body);
+    return { status: 200, response: body, responseJson, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: deps.pool.stickyUrl(session) };
   }
   const answer = await deps.pool.postChat(call.upstreamRequest, session, signal);
   if (!answer.ok) {

@@ -1,6 +1,7 @@
 import type { ProtocolName, ProxySession, RecordedCall } from '../store/types.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
+import { rawJsonOf } from './raw-body.js';
 
 export interface FinishedCall {
   session: ProxySession;
@@ -28,7 +29,9 @@ export function recordedCall(finished: FinishedCall): RecordedCall {
     model: call?.model ?? (typeof body.model === 'string' ? body.model : ''),
     stream: call?.stream ?? body.stream === true,
     request: requestBody,
+    requestJson: rawJsonOf(requestBody),
     response: outcome.response,
+    responseJson: outcome.responseJson,
     status: outcome.status,
     error: outcome.error,
     promptTokenIds: tokens?.promptTokenIds ?? null,

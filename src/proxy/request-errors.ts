@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { errorMessage } from '../util/errors.js';
 import { ProxyHttpError, errorTypeForStatus, openAIErrorBody } from './http-error.js';
 import { PROTOCOLS } from './protocols/registry.js';
+import { parseJsonBody } from './raw-body.js';
 import type { ProxyLogger } from './types.js';
 
 /**
@@ -12,7 +13,7 @@ export function installRequestErrors(app: FastifyInstance, bodyLimitBytes: numbe
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     try {
-      done(null, JSON.parse(text as string));
+      done(null, parseJsonBody(text as string));
     } catch (err) {
       done(new ProxyHttpError(400, `malformed JSON body: ${errorMessage(err)}`, 'invalid_request_error', 'invalid_json'), undefined);
     }

@@ -1,7 +1,13 @@
+import { endianness } from 'node:os';
+
 /** Token ids and logprobs are stored as little-endian binary arrays: compact and fast to decode. */
+
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 export function encodeIds(ids: number[] | null): Buffer | null {
   if (!ids) return null;
+  // a typed array holds platform-endian values: copied out in one go where that is little-endian
+  if (LITTLE_ENDIAN) return Buffer.from(Int32Array.from(ids).buffer);
   const buf = Buffer.allocUnsafe(ids.length * 4);
   ids.forEach((id, i) => buf.writeInt32LE(id, i * 4));
   return buf;
@@ -16,6 +22,7 @@ export function decodeIds(buf: Buffer | null): number[] | null {
 
 export function encodeFloats(values: number[] | null): Buffer | null {
   if (!values) return null;
+  if (LITTLE_ENDIAN) return Buffer.from(Float64Array.from(values).buffer);
   const buf = Buffer.allocUnsafe(values.length * 8);
   values.forEach((v, i) => buf.writeDoubleLE(v, i * 8));
   return buf;

@@ -44,7 +44,16 @@ export class PromptDeltaWriter {
     return { baseSeq: best.seq, sharedLen: bestShared, suffix: prompt.slice(bestShared) };
   }
 
-  /** Call once the row is written: only written rows may serve as a base. */
+  /** Drops a row remembered before its write failed: it must not serve as a base. */
+  forget(rolloutId: string, seq: number): void {
+    const list = this.byRollout.get(rolloutId);
+    const i = list?.findIndex((c) => c.seq === seq) ?? -1;
+    if (!list || i < 0) return;
+    this.cachedTokens -= list[i]!.tokens.length;
+    list.splice(i, 1);
+  }
+
+  /** Call once the row is written, or goes into the same atomic write as the rows that may use it: only stored rows may serve as a base. */
   remember(rolloutId: string, seq: number, prompt: readonly number[], completion: readonly number[] | null): void {
     const tokens = new Int32Array(prompt.length + (completion?.length ?? 0));
     tokens.set(prompt);

@@ -76,4 +76,41 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE rollouts ADD COLUMN fork_seq INTEGER;
   CREATE INDEX rollouts_parent ON rollouts(parent_rollout_id);
   `,
+  // Column order for the trajectory export: SQLite reads a row's columns from the front, through the
+  // overflow pages of every column before the last one asked for. The request (the whole conversation,
+  // by far the largest value) and the response go last, so that reading token ids never reads them.
+  `
+  CREATE TABLE calls_by_size (
+    id INTEGER PRIMARY KEY,
+    rollout_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    model TEXT NOT NULL,
+    stream INTEGER NOT NULL,
+    status INTEGER NOT NULL,
+    error TEXT,
+    finish_reason TEXT,
+    missing_token_ids INTEGER NOT NULL,
+    prompt_base_seq INTEGER,
+    prompt_shared_len INTEGER,
+    completion_ids BLOB,
+    logprobs BLOB,
+    prompt_ids BLOB,
+    upstream TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ttfb_ms REAL,
+    duration_ms REAL NOT NULL,
+    response TEXT,
+    request TEXT NOT NULL,
+    UNIQUE (rollout_id, seq)
+  );
+  INSERT INTO calls_by_size (id, rollout_id, seq, label, protocol, model, stream, status, error, finish_reason, missing_token_ids,
+    prompt_base_seq, prompt_shared_len, completion_ids, logprobs, prompt_ids, upstream, started_at, ttfb_ms, duration_ms, response, request)
+  SELECT id, rollout_id, seq, label, protocol, model, stream, status, error, finish_reason, missing_token_ids,
+    prompt_base_seq, prompt_shared_len, completion_ids, logprobs, prompt_ids, upstream, started_at, ttfb_ms, duration_ms, response, request
+  FROM calls;
+  DROP TABLE calls;
+  ALTER TABLE calls_by_size RENAME TO calls;
+  `,
 ];

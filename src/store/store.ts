@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { decodeFloats, decodeIds, encodeFloats, encodeIds } from './codec.js';
-import { PromptDeltaWriter, PromptRebuilder, type StoredPrompt } from './prompt-delta.js';
+import { PromptDeltaWriter, PromptRebuilder, type PromptDelta, type StoredPrompt } from './prompt-delta.js';
 import { MIGRATIONS } from './schema.js';
 import { SqliteDb } from './sqlite.js';
 import type { RecordedCall, RolloutStatus } from './types.js';
+import { WriteBatcher } from './write-batcher.js';
 
 export interface RunRecord {
   id: string;
@@ -103,9 +104,38 @@ const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
   phases: 'phases',
 };
 
+const CALL_INSERT_COLUMNS = [
+  'rollout_id', 'seq', 'label', 'protocol', 'model', 'stream', 'request', 'response', 'status', 'error', 'prompt_ids', 'completion_ids',
+  'logprobs', 'finish_reason', 'upstream', 'started_at', 'ttfb_ms', 'duration_ms', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+] as const;
+/** Rows per INSERT: 64 × 21 parameters stays far below SQLite's limit of 32 766. */
+const MAX_CALLS_PER_INSERT = 64;
+const insertSqlByRows = new Map<number, string>();
+
+function insertCallsSql(rows: number): string {
+  let sql = insertSqlByRows.get(rows);
+  if (!sql) {
+    const row = `(${CALL_INSERT_COLUMNS.map(() => '?').join(', ')})`;
+    sql = `INSERT INTO calls (${CALL_INSERT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+    insertSqlByRows.set(rows, sql);
+  }
+  return sql;
+}
+
+/** One row's parameters, in CALL_INSERT_COLUMNS order. The request is stored as the harness sent it when its text is known. */
+function callParams(c: RecordedCall, delta: PromptDelta | undefined): unknown[] {
+  const response = c.responseJson ?? (c.response === null || c.response === undefined ? null : JSON.stringify(c.response));
+  return [
+    c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, c.requestJson ?? JSON.stringify(c.request), response, c.status, c.error,
+    encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
+    c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
+  ];
+}
+
 /** The run store: one SQLite file (WAL) per run folder holding runs, rollouts, model calls and events. */
 export class Store {
   private readonly promptDeltas = new PromptDeltaWriter();
+  private readonly writes = new WriteBatcher<RecordedCall>((calls) => this.writeCalls(calls), MAX_CALLS_PER_INSERT);
 
   private constructor(private readonly db: SqliteDb, readonly file: string) {}
 
@@ -120,8 +150,9 @@ export class Store {
     return new Store(db, file);
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.flush();
+    await this.db.close();
   }
 
   // ── runs ──────────────────────────────────────────────────────────────
@@ -201,25 +232,55 @@ export class Store {
   }
 
   // ── calls ─────────────────────────────────────────────────────────────
-  async recordCall(c: RecordedCall): Promise<void> {
-    const delta = c.promptTokenIds ? this.promptDeltas.compact(c.rolloutId, c.seq, c.promptTokenIds) : undefined;
-    await this.db.run(
-      `INSERT INTO calls (rollout_id, seq, label, protocol, model, stream, request, response, status, error, prompt_ids, completion_ids,
-        logprobs, finish_reason, upstream, started_at, ttfb_ms, duration_ms, missing_token_ids, prompt_base_seq, prompt_shared_len)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, JSON.stringify(c.request),
-        c.response === null || c.response === undefined ? null : JSON.stringify(c.response), c.status, c.error,
-        encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
-        c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
-      ],
-    );
-    if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+  /**
+   * Records one call. Calls recorded close together are written in one multi-row INSERT (a batch is
+   * atomic: all of its rows are stored or none); a failing batch is retried row by row, so one bad
+   * row fails alone. Resolves once the row is stored; `flush` and `close` wait for every queued row.
+   */
+  recordCall(c: RecordedCall): Promise<void> {
+    return this.writes.add(c);
   }
 
   /** The proxy's CallSink face. */
   record(call: RecordedCall): Promise<void> {
     return this.recordCall(call);
+  }
+
+  /** Resolves once every call recorded so far is stored. */
+  flush(): Promise<void> {
+    return this.writes.flushed();
+  }
+
+  private async writeCalls(calls: RecordedCall[]): Promise<(unknown | undefined)[]> {
+    const rows: unknown[] = [];
+    // Deltas may refer to rows of the same batch: the INSERT stores all of them or none.
+    for (const c of calls) rows.push(...callParams(c, this.compactPrompt(c)));
+    try {
+      await this.db.run(insertCallsSql(calls.length), rows);
+      return calls.map(() => undefined);
+    } catch (err) {
+      for (const c of calls) if (c.promptTokenIds) this.promptDeltas.forget(c.rolloutId, c.seq);
+      if (calls.length === 1) return [err];
+    }
+    // Row by row, so that only the bad rows fail; whole prompts, as a base row may be among them.
+    const results: (unknown | undefined)[] = [];
+    for (const c of calls) {
+      try {
+        await this.db.run(insertCallsSql(1), callParams(c, undefined));
+        if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+        results.push(undefined);
+      } catch (err) {
+        results.push(err);
+      }
+    }
+    return results;
+  }
+
+  private compactPrompt(c: RecordedCall): PromptDelta | undefined {
+    if (!c.promptTokenIds) return undefined;
+    const delta = this.promptDeltas.compact(c.rolloutId, c.seq, c.promptTokenIds);
+    this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+    return delta;
   }
 
   async listCalls(rolloutId: string): Promise<RecordedCall[]> {
@@ -261,8 +322,8 @@ export class Store {
   /**
    * The calls of one rollout in seq order, a page of up to `pageSize` rows at a time so memory stays
    * flat however many calls a rollout has (pages rather than rows: a whole run goes through here, and
-   * every step of an async iteration has a cost). Blobs are left undecoded, the response JSON
-   * unparsed, and the request out (see `callRequestJson`).
+   * every step of an async iteration has a cost). Blobs are left undecoded, and the request and
+   * response out (see `callRequestJson`, `callResponseJson`).
    */
   async *callPagesOf(rolloutId: string, pageSize = 256): AsyncGenerator<StoredCallRow[]> {
     let prompts: PromptRebuilder | undefined;
@@ -297,6 +358,11 @@ export class Store {
       if (!last || rows.length < pageSize) return;
       after = last.seq;
     }
+  }
+
+  /** The response of one call as stored (JSON text, or null when it had none); undefined when there is no such call. */
+  async callResponseJson(rolloutId: string, seq: number): Promise<string | null | undefined> {
+    return (await this.db.get<{ response: string | null }>('SELECT response FROM calls WHERE rollout_id = ? AND seq = ?', [rolloutId, seq]))?.response;
   }
 
   /**
@@ -361,16 +427,19 @@ function toCall(row: CallRow): RecordedCall {
 }
 
 const STORED_CALL_FIELDS = [
-  'rollout_id', 'seq', 'label', 'protocol', 'response', 'status', 'error', 'prompt_ids', 'completion_ids', 'logprobs', 'finish_reason',
-  'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+  'rollout_id', 'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+  'completion_ids', 'logprobs', 'prompt_ids',
 ] as const;
-/** Only what training data needs: every column read costs time when a whole run is exported. */
+/**
+ * Only what training data needs, none of it behind the request and response in the row (see the third
+ * migration): every column read costs time when a whole run is exported.
+ */
 const STORED_CALL_COLUMNS = STORED_CALL_FIELDS.join(', ');
 type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]>;
 
 /**
- * A call row as `callPagesOf` reads it: the columns training data needs (not the request: see
- * `callRequestJson`), with `prompt_ids` the whole prompt, or `problem` naming why it could not be
+ * A call row as `callPagesOf` reads it: the columns training data needs (not the request nor the
+ * response: see `callRequestJson`, `callResponseJson`), with `prompt_ids` the whole prompt, or `problem` naming why it could not be
  * rebuilt. `stored_prompt_ids` is the blob as stored: the suffix after `prompt_shared_len` tokens of
  * call `prompt_base_seq` when that is set.
  */

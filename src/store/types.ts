@@ -15,8 +15,12 @@ export interface RecordedCall {
   stream: boolean;
   /** The request body as the harness sent it (never headers, so no API keys). */
   request: unknown;
+  /** `request` as JSON text, when the proxy has the harness's own bytes: stored as is instead of re-serialised. */
+  requestJson?: string;
   /** What the harness received: the JSON body, or for streams the assembled final message. Null on failure. */
   response: unknown;
+  /** `response` as the JSON text the harness was sent, when there was one: stored as is. */
+  responseJson?: string;
   /** HTTP status returned to the harness. */
   status: number;
   error: string | null;

@@ -14,14 +14,23 @@ export interface SftRecord {
  * no successful policy call. Token ids are not needed, so calls without them still count.
  */
 export async function sftRecord(store: Store, rollout: RolloutRecord): Promise<SftRecord | undefined> {
-  let lastRow: StoredCallRow | undefined;
+  const answered: StoredCallRow[] = [];
   for await (const page of store.callPagesOf(rollout.id)) {
-    for (const row of page) if (row.label === 'policy' && row.status === 200 && row.error === null && row.response !== null) lastRow = row;
+    for (const row of page) {
+      // token ids are not needed: not kept, so memory stays small however long the rollout
+      if (row.label === 'policy' && row.status === 200 && row.error === null) answered.push({ ...row, prompt_ids: null, completion_ids: null, logprobs: null, stored_prompt_ids: null });
+    }
   }
-  if (!lastRow) return undefined;
-  const last = storedCall(store, lastRow);
+  // the last answered call that has a response (the scan does not read responses: they are looked up from the end)
+  let last: ReturnType<typeof storedCall> | undefined;
+  let response: unknown = null;
+  for (let i = answered.length - 1; i >= 0 && response === null; i--) {
+    last = storedCall(store, answered[i]!);
+    response = await last.response();
+  }
+  if (!last || response === null) return undefined;
   const request = await last.request();
-  const answer = answerMessages(await last.response(), last.protocol).map(withoutEmptyFields);
+  const answer = answerMessages(response, last.protocol).map(withoutEmptyFields);
   if (answer.length === 0) return undefined;
   const tools = isRecord(request) && Array.isArray(request.tools) ? request.tools : [];
   return { messages: [...requestMessages(request, last.protocol), ...answer], tools };

@@ -77,8 +77,11 @@ class StoredCall implements TrajectoryCall {
   }
 
   async response(): Promise<unknown> {
-    const json = this.row.response;
-    this.parsedResponse ??= { value: json === null ? null : this.parse(json, 'response') };
+    if (!this.parsedResponse) {
+      const json = await this.store.callResponseJson(this.rolloutId, this.seq);
+      if (json === undefined) throw this.corrupt('the call row disappeared while it was being read');
+      this.parsedResponse = { value: json === null ? null : this.parse(json, 'response') };
+    }
     return this.parsedResponse.value;
   }
 

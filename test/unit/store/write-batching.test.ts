@@ -1,0 +1,77 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSimServer } from '../../../src/model/server.js';
+import { startProxy } from '../../../src/proxy/server.js';
+import { SqliteDb } from '../../../src/store/sqlite.js';
+import { Store } from '../../../src/store/store.js';
+import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
+
+/** Call `seq` of a conversation whose prompt grows by 40 tokens a turn (long enough to be stored as a delta). */
+function turn(rolloutId: string, seq: number): RecordedCall {
+  const prompt = Array.from({ length: 40 * seq }, (_, i) => i % 1000);
+  return {
+    rolloutId, seq, label: 'policy', protocol: 'chat', model: 'policy', stream: false,
+    request: { messages: [{ role: 'user', content: `turn ${seq}` }] }, response: { choices: [] }, status: 200, error: null,
+    promptTokenIds: prompt, completionTokenIds: [seq], logprobs: [-0.5], finishReason: 'stop',
+    upstream: 'http://u/v1', startedAt: 1000, ttfbMs: 1, durationMs: 2, missingTokenIds: false,
+  };
+}
+
+const tempDb = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'of-batch-')), 'openforge.db');
+
+describe('batched call writes', () => {
+  it('stores every call still queued when the store is closed', async () => {
+    const file = tempDb();
+    let store = await Store.open(file);
+    const written = Array.from({ length: 300 }, (_, i) => store.recordCall(turn(`r${i % 3}`, Math.floor(i / 3) + 1)));
+    await store.close(); // not awaiting the writes first
+    await Promise.all(written);
+    store = await Store.open(file);
+    for (const id of ['r0', 'r1', 'r2']) {
+      const calls = await store.listCalls(id);
+      expect(calls.map((c) => c.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(calls.map((c) => c.promptTokenIds)).toEqual(calls.map((c) => turn(id, c.seq).promptTokenIds));
+    }
+    await store.close();
+  });
+
+  it('fails only the bad row of a batch; the others, and later prompts built on them, are stored', async () => {
+    const file = tempDb();
+    const store = await Store.open(file);
+    await store.recordCall(turn('r', 1));
+    const batch = [2, 3, 1, 4, 5].map((seq) => store.recordCall(turn('r', seq)).then(() => 'ok', (err: Error) => err.message));
+    expect(await Promise.all(batch)).toEqual(['ok', 'ok', expect.stringMatching(/UNIQUE/), 'ok', 'ok']);
+    await store.recordCall(turn('r', 6));
+    const calls = await store.listCalls('r');
+    expect(calls.map((c) => c.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(calls.map((c) => c.promptTokenIds)).toEqual(calls.map((c) => turn('r', c.seq).promptTokenIds));
+    await store.close();
+  });
+
+  it('stores the request exactly as the harness sent it, and every call of a proxy closed with writes queued', async () => {
+    const sim = await startSimServer({ policy: { name: 'ok', respond: () => ({ content: 'ok', toolCalls: [] }) } });
+    const file = tempDb();
+    const store = await Store.open(file);
+    const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
+    const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
+    // odd spacing and key order: a re-serialised body would differ
+    const body = (i: number) => `{ "messages": [{"content": "call ${i}", "role": "user"}],  "model": "policy" }`;
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(i) }).then((r) => r.status),
+      ),
+    );
+    expect(answers.every((s) => s === 200)).toBe(true);
+    await proxy.close();
+    await store.close();
+    await sim.close();
+    const db = await SqliteDb.open(file);
+    const rows = await db.all<{ request: string; response: string }>('SELECT request, response FROM calls WHERE rollout_id = ? ORDER BY seq', ['p']);
+    await db.close();
+    expect(rows).toHaveLength(40);
+    expect(new Set(rows.map((r) => r.request))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => body(i))));
+    expect(JSON.parse(rows[0]!.response)).toMatchObject({ object: 'chat.completion' });
+  });
+});
