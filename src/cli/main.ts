@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { UserError } from '../util/errors.js';
 import { exportCommand } from './commands/export.js';
 import { imagesCommand } from './commands/images.js';
+import { k8sCommand } from './commands/k8s.js';
 import { proxyCommand } from './commands/proxy.js';
 import { reapCommand } from './commands/reap.js';
 import { runCommand } from './commands/run.js';
@@ -24,6 +25,7 @@ program.addCommand(proxyCommand());
 program.addCommand(serveCommand());
 program.addCommand(exportCommand());
 program.addCommand(statsCommand());
+program.addCommand(k8sCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof UserError) {
