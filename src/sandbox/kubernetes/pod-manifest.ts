@@ -13,6 +13,7 @@ export const ROLLOUT_CONTAINER = 'rollout';
 /** Capabilities a rollout keeps (as on Docker): what root needs to work on its own files. */
 const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID'];
 const HARNESS_COPY_DIR = '/openforge-harness-copy';
+const LIFETIME_GRACE_SEC = 30;
 
 /**
  * One Pod per rollout: never restarted, ended by the API server at its deadline (the sandbox's finite
@@ -90,8 +91,9 @@ export function rolloutPod(opts: {
           name: ROLLOUT_CONTAINER,
           image: registryRef(settings.images.registry, spec.image),
           imagePullPolicy: pullPolicy,
-          // The only long-lived process ends by itself: the sandbox's finite lifetime.
-          command: ['sleep', String(lifetime)],
+          // The only long-lived process ends by itself, just after activeDeadlineSeconds has ended the pod
+          // (so the end is reported as DeadlineExceeded, not as an exited container).
+          command: ['sleep', String(lifetime + LIFETIME_GRACE_SEC)],
           workingDir: spec.workdir,
           env: Object.entries(spec.env ?? {}).map(([name, value]) => ({ name, value })),
           resources: podResources(spec, settings),
