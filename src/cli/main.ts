@@ -3,6 +3,7 @@ import { UserError } from '../util/errors.js';
 import { exportCommand } from './commands/export.js';
 import { imagesCommand } from './commands/images.js';
 import { k8sCommand } from './commands/k8s.js';
+import { promoteCommand } from './commands/promote.js';
 import { proxyCommand } from './commands/proxy.js';
 import { reapCommand } from './commands/reap.js';
 import { runCommand } from './commands/run.js';
@@ -26,6 +27,7 @@ program.addCommand(serveCommand());
 program.addCommand(exportCommand());
 program.addCommand(statsCommand());
 program.addCommand(k8sCommand());
+program.addCommand(promoteCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof UserError) {
