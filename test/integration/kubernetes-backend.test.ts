@@ -86,6 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await backend?.removeRun(runId).catch(() => undefined);
+  await fake?.docker.getImage(`${REGISTRY}/${image}`).remove({ noprune: true }).catch(() => undefined);
   await fake?.stop();
 });
 
@@ -196,6 +197,18 @@ describe('KubernetesBackend through the real client against the fake API server 
       const names = fake.list('pods', 'rollouts/').map((p) => p.metadata!.annotations!['openforge.rollout']);
       expect(names.filter((n) => /\.(backoff|unschedulable|oom)\./.test(n!))).toEqual([]);
     });
+  });
+
+  it('gives a harness install to the pod through an init container copying it from the layer image, mounted read-only', async () => {
+    // Any image and folder will do for the mechanism: the workspace image's /etc/apt stands in for a harness layer.
+    const box = await backend.create(spec({ mode: 'none' }, { mounts: [{ volume: 'harness', target: '/etc/apt', readOnly: true, image }] }));
+    const pod = fake.list('pods', 'rollouts/').find((p) => p.metadata!.name === box.id) as V1Pod;
+    expect(pod.spec!.initContainers![0]!.command).toEqual(['cp', '-a', '/etc/apt/.', '/openforge-harness-copy/']);
+    expect((await box.exec(['test', '-f', '/etc/apt/sources.list'])).exitCode).toBe(0);
+    const write = await box.exec(['touch', '/etc/apt/new-file']);
+    expect(write.exitCode).not.toBe(0);
+    expect(write.stderr).toMatch(/Read-only file system/);
+    await box.remove();
   });
 
   it('removeRun deletes the run owner, and with it every pod and policy of the run', async () => {

@@ -16,6 +16,7 @@ const REGISTRY = 'localhost:5000';
 const TASKS = ['create-config-file', 'edit-ini-settings'].map((t) => path.resolve('envs/claw-basic', t));
 let fake: FakeKubeApi;
 let kubernetes: Record<string, unknown>;
+const tagged: string[] = [];
 
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,7 +36,7 @@ function config(raw: Partial<Record<keyof RunConfig, unknown>>) {
 /** What `openforge images push --registry` does before the push: the fake kubelet "pulls" from the local engine. */
 async function publishLocally(taskDirs: string[]): Promise<void> {
   const builder = new ImageBuilder(fake.docker);
-  for (const task of taskDirs.flatMap((d) => loadTasks(d))) await tagForRegistry(fake.docker, await builder.ensureTaskImage(task), REGISTRY);
+  for (const task of taskDirs.flatMap((d) => loadTasks(d))) tagged.push(await tagForRegistry(fake.docker, await builder.ensureTaskImage(task), REGISTRY));
 }
 
 beforeAll(async () => {
@@ -51,6 +52,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const ref of tagged) await fake.docker.getImage(ref).remove({ noprune: true }).catch(() => undefined);
   await fake?.stop();
 });
 
