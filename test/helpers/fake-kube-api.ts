@@ -69,6 +69,8 @@ export class FakeKubeApi {
     handleProtocols: (offered) => (offered.has('v5.channel.k8s.io') ? 'v5.channel.k8s.io' : offered.has('v4.channel.k8s.io') ? 'v4.channel.k8s.io' : false),
   });
   private resourceVersion = 1;
+  /** The most pods that existed at once. */
+  peakPods = 0;
   url = '';
   /** The Docker network pods join; its gateway is an address of this machine that pods can reach. */
   networkName = '';
@@ -187,6 +189,7 @@ export class FakeKubeApi {
     if (dryRun) return json(res, 201, object);
     if (resource === 'pods') (object as V1Pod).status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False' }] };
     this.objects.set(key, object);
+    this.peakPods = Math.max(this.peakPods, this.list('pods').length);
     this.emit('ADDED', resource, object);
     json(res, 201, object);
     if (resource === 'pods') void this.runPod(key, object as V1Pod);

@@ -59,7 +59,9 @@ afterAll(async () => {
 describe('openforge run with backend: kubernetes (real client → fake API server → pods in Docker)', () => {
   it('solves claw-basic tasks with the oracle harness, one pod per rollout, and leaves no pod behind', async () => {
     const loaded = config({ tasks: TASKS, harness: 'oracle', network: 'none', rollouts_per_task: 2, concurrency: 4 });
+    fake.peakPods = 0;
     const summary = await executeRun(loaded);
+    expect(fake.peakPods).toBe(2); // kubernetes.max_pods caps the run's concurrency of 4
     expect(summary.tasks.map((t) => ({ task: t.taskId, rewards: t.rewards, errors: t.errors }))).toEqual([
       { task: 'create-config-file', rewards: [1, 1], errors: {} },
       { task: 'edit-ini-settings', rewards: [1, 1], errors: {} },
@@ -85,6 +87,22 @@ describe('openforge run with backend: kubernetes (real client → fake API serve
     } finally {
       await store.close();
     }
+  }, 600_000);
+
+  it('kills a hanging harness at the agent timeout inside the pod and still grades the workspace', async () => {
+    const suite = makeSuite([{ id: 'hang', solve: '#!/bin/bash\nsleep 600\n', toml: '[task]\nname = "hang"\n[agent]\ntimeout_sec = 3\n' }]);
+    await publishLocally([suite]);
+    const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
+    expect(summary.tasks[0]).toMatchObject({ errors: { agent_timeout: 1 }, rewards: [0] });
+  }, 600_000);
+
+  it('records a pod over its memory limit as oom_killed', async () => {
+    const suite = makeSuite([
+      { id: 'hog', solve: '#!/bin/bash\npython3 -c "x = bytearray(1024 * 1024 * 1024)"\necho done > /workspace/done.txt\n', toml: '[task]\nname = "hog"\n[environment]\nmemory_mb = 128\n' },
+    ]);
+    await publishLocally([suite]);
+    const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
+    expect(summary.tasks[0]!.errors).toEqual({ oom_killed: 1 });
   }, 600_000);
 
   it('records a task whose image was never pushed as an infrastructure error naming the pull failure', async () => {
