@@ -2,12 +2,13 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, type V1NetworkPolicy, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubernetesBackend } from '../../src/sandbox/kubernetes/backend.js';
 import { KubernetesSectionSchema, type KubernetesSection } from '../../src/sandbox/kubernetes/config.js';
 import { tagForRegistry } from '../../src/sandbox/kubernetes/image-push.js';
 import { PodFailure } from '../../src/sandbox/kubernetes/pod-failure.js';
+import { runOwnerConfigMap } from '../../src/sandbox/kubernetes/run-owner.js';
 import type { RunNetwork, Sandbox, SandboxSpec } from '../../src/sandbox/types.js';
 import { UserError } from '../../src/util/errors.js';
 import { workspaceImage } from '../helpers/docker.js';
@@ -211,7 +212,31 @@ describe('KubernetesBackend through the real client against the fake API server 
     await box.remove();
   });
 
-  it('removeRun deletes the run owner, and with it every pod and policy of the run', async () => {
+  it('reap removes the runs whose orchestrator process is gone, and only those', async () => {
+    const deadRun = `${runId}-dead`;
+    const core = backend.kc.makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: 'rollouts', body: runOwnerConfigMap(deadRun, 'rollouts', `${os.hostname()}:999999999:0`) });
+    await backend.create(spec({ mode: 'none' }, { runId: deadRun, rolloutId: `${deadRun}.t.0.1` }));
+    const alive = await backend.create(spec({ mode: 'none' }));
+    const report = await backend.reap();
+    expect(report.containers).toBe(1);
+    const left = fake.list('pods', 'rollouts/').map((p) => p.metadata!.name);
+    expect(left).toContain(alive.id);
+    expect(fake.list('configmaps', 'rollouts/').map((c) => c.metadata!.annotations!['openforge.run'])).toEqual([runId]);
+    await alive.remove();
+  });
+
+  it('deleting the run\'s ConfigMap by hand removes its pods and policy through their owner references', async () => {
+    const byHand = `${runId}-by-hand`;
+    await backend.prepareNetwork(byHand, 'proxy-only');
+    await backend.create(spec({ mode: 'none' }, { runId: byHand, rolloutId: `${byHand}.t.0.1` }));
+    const ofRun = (kind: 'pods' | 'networkpolicies') => fake.list(kind, 'rollouts/').filter((o) => o.metadata!.labels!['openforge.run'] === byHand);
+    expect([ofRun('pods').length, ofRun('networkpolicies').length]).toEqual([1, 1]);
+    await backend.kc.makeApiClient(CoreV1Api).deleteNamespacedConfigMap({ name: `openforge-run-${byHand}`, namespace: 'rollouts' });
+    expect([ofRun('pods').length, ofRun('networkpolicies').length]).toEqual([0, 0]);
+  });
+
+  it('removeRun deletes every pod and policy of the run, and its owner', async () => {
     await backend.create(spec({ mode: 'none' }));
     expect(fake.list('pods', 'rollouts/').length).toBeGreaterThan(0);
     await backend.removeRun(runId);

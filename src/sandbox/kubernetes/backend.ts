@@ -132,12 +132,8 @@ export class KubernetesBackend implements SandboxBackend {
   async removeRun(runId: string): Promise<ReapReport> {
     const report: ReapReport = { containers: 0, networks: 0 };
     this.runOwners.delete(runId);
-    try {
-      await this.core.deleteNamespacedConfigMap({ name: runOwnerName(runId), namespace: this.namespace, propagationPolicy: 'Background' });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-    // The garbage collector deletes the rest in its own time; deleting directly ends running execs now.
+    // Deleting the owner alone would do (the garbage collector follows), but in its own time: deleting the
+    // pods directly ends running execs now, and counts them.
     const labelSelector = `${LABEL_RUN}=${labelValue(runId)}`;
     const pods = await this.core.listNamespacedPod({ namespace: this.namespace, labelSelector });
     for (const pod of pods.items) {
@@ -156,6 +152,11 @@ export class KubernetesBackend implements SandboxBackend {
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
+    }
+    try {
+      await this.core.deleteNamespacedConfigMap({ name: runOwnerName(runId), namespace: this.namespace, propagationPolicy: 'Background' });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
     }
     return report;
   }
