@@ -66,6 +66,9 @@ beforeAll(async () => {
       if (inject === 'backoff') {
         return { phase: 'Pending', containerStatuses: [{ name: 'rollout', image: pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } } }] };
       }
+      if (inject === 'crashloop') {
+        return { phase: 'Running', containerStatuses: [{ name: 'rollout', image: pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 5, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } } }] };
+      }
       if (inject === 'oom') {
         return { phase: 'Failed', containerStatuses: [{ name: 'rollout', image: pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }] };
       }
@@ -181,6 +184,7 @@ describe('KubernetesBackend through the real client against the fake API server 
       ['backoff', 'ImagePullBackOff', 'infrastructure'],
       ['unschedulable', 'Unschedulable', 'infrastructure'],
       ['oom', 'OOMKilled', 'oom_killed'],
+      ['crashloop', 'CrashLoopBackOff', 'infrastructure'],
     ])('%s: reports %s as %s', async (inject, reason, type) => {
       const failure = await failureOf(backend.create(spec(network, { rolloutId: `${runId}.${inject}.0.1` })));
       expect({ reason: failure.reason, type: failure.type }).toEqual({ reason, type });
@@ -196,7 +200,7 @@ describe('KubernetesBackend through the real client against the fake API server 
 
     it('leaves no pod of a failed start behind', () => {
       const names = fake.list('pods', 'rollouts/').map((p) => p.metadata!.annotations!['openforge.rollout']);
-      expect(names.filter((n) => /\.(backoff|unschedulable|oom)\./.test(n!))).toEqual([]);
+      expect(names.filter((n) => /\.(backoff|unschedulable|oom|crashloop)\./.test(n!))).toEqual([]);
     });
   });
 

@@ -40,7 +40,7 @@ async function publishLocally(taskDirs: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  fake = await new FakeKubeApi().start();
+  fake = await new FakeKubeApi({ forbiddenNamespaces: ['locked'] }).start();
   kubernetes = {
     kubeconfig: fake.kubeconfig(),
     namespace: 'rl',
@@ -104,6 +104,15 @@ describe('openforge run with backend: kubernetes (real client → fake API serve
     const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
     expect(summary.tasks[0]!.errors).toEqual({ oom_killed: 1 });
   }, 600_000);
+
+  it('stops before creating anything, locally or on the cluster, when the namespace is not writable', async () => {
+    const before = fake.requests.length;
+    const loaded = config({ tasks: TASKS, harness: 'oracle', network: 'none', kubernetes: { ...kubernetes, namespace: 'locked' } });
+    await expect(executeRun(loaded)).rejects.toThrow(/kubernetes\.namespace: you may not create objects in namespace "locked"/);
+    expect(fake.requests.slice(before).every((r) => r.endsWith('(dry run)'))).toBe(true);
+    expect(fake.list('configmaps', 'locked/')).toEqual([]);
+    expect(existsSync(path.join(loaded.outputDir, STORE_FILE))).toBe(false);
+  });
 
   it('records a task whose image was never pushed as an infrastructure error naming the pull failure', async () => {
     const suite = makeSuite([{ id: 'unpushed', dockerfile: 'FROM openforge/workspace\nRUN echo unpushed > /marker\n' }]);
