@@ -7,6 +7,8 @@ import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { shellCommand } from './commands/shell.js';
+import { k8sCommand } from './commands/k8s.js';
+import { promoteCommand } from './commands/promote.js';
 import { proxyCommand } from './commands/proxy.js';
 import { reapCommand } from './commands/reap.js';
 import { runCommand } from './commands/run.js';
@@ -34,6 +36,8 @@ program.addCommand(debugCommand());
 program.addCommand(shellCommand());
 program.addCommand(replayCommand());
 program.addCommand(forkCommand());
+program.addCommand(k8sCommand());
+program.addCommand(promoteCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof UserError) {

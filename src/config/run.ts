@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { KubernetesSectionSchema } from '../sandbox/kubernetes/config.js';
 import { UserError } from '../util/errors.js';
 import { formatIssues } from './zod-errors.js';
 
@@ -65,7 +66,9 @@ export const RunConfigSchema = z.strictObject({
     .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} }),
   rollouts_per_task: z.number().int().min(1).max(10_000).default(1),
   concurrency: z.number().int().min(1).max(512).default(4),
-  backend: z.enum(['docker']).default('docker'),
+  backend: z.enum(['docker', 'kubernetes']).default('docker'),
+  /** Cluster settings for `backend: kubernetes` (see docs/kubernetes.md). */
+  kubernetes: KubernetesSectionSchema.optional(),
   timeouts: TimeoutsSchema.default({ start_sec: 60, setup_sec: 60, collect_sec: 60, teardown_sec: 30 }),
   network: z.enum(['none', 'proxy-only', 'public']).default('proxy-only'),
   resources: ResourcesSchema.default({ cpus: 1, memory_mb: 1024, pids: 512 }),
@@ -120,6 +123,12 @@ export function resolveRunConfig(raw: unknown, file: string): LoadedRunConfig {
       if (!existsSync(dir)) throw new UserError(`${file}: custom_harness.install_dir: ${dir} does not exist`);
       config.custom_harness.install_dir = dir;
     }
+  }
+  if (config.backend === 'kubernetes') {
+    if (!config.kubernetes) {
+      throw new UserError(`${file}: backend: "kubernetes" needs a kubernetes section`, 'give it at least images.registry and proxy.address; see docs/kubernetes.md');
+    }
+    if (config.kubernetes.kubeconfig) config.kubernetes.kubeconfig = path.resolve(dir, config.kubernetes.kubeconfig);
   }
   const usesModel = config.harness === 'custom' ? config.custom_harness!.uses_model : config.harness !== 'oracle' && config.harness !== 'nop';
   if (config.network === 'none' && usesModel) {

@@ -66,7 +66,7 @@ export async function startModelEndpoint(opts: {
       sink: opts.store,
       sampling: { model: model.name, temperature: model.sampling.temperature, maxTokens: model.sampling.max_tokens },
       hosts: ['127.0.0.1', ...(opts.network.proxyHost ? [opts.network.proxyHost] : [])],
-      port: 0,
+      port: opts.network.proxyPort ?? 0,
       policyModels: [model.name],
       adminToken,
     });

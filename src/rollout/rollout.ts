@@ -8,6 +8,7 @@ import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
 import { parseReward, type Reward } from './reward.js';
+import { rolloutSandboxSpec } from './sandbox-spec.js';
 import type { SessionRegistry } from './sessions.js';
 
 export interface RolloutDeps {
@@ -88,21 +89,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     const agentSec = config.timeouts.agent_sec ?? task.config.agent.timeout_sec;
     const verifierSec = config.timeouts.verifier_sec ?? task.config.verifier.timeout_sec;
     sandbox = await timed('start', config.timeouts.start_sec, 'infrastructure', () =>
-      deps.backend.create({
-        runId: deps.runId,
-        rolloutId: slot.rolloutId,
-        image,
-        workdir: '/workspace',
-        env: task.config.environment.env,
-        resources: {
-          cpus: task.config.environment.cpus ?? config.resources.cpus,
-          memoryMb: Math.max(task.config.environment.memory_mb ?? config.resources.memory_mb, harness.minMemoryMb ?? 0),
-          pids: config.resources.pids,
-        },
-        network: deps.network,
-        mounts,
-        lifetimeSec: config.timeouts.start_sec + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120 + (deps.keepContainerSec ?? 0),
-      }),
+      deps.backend.create(rolloutSandboxSpec({ runId: deps.runId, rolloutId: slot.rolloutId, config, harness, task, image, mounts, network: deps.network, keepSec: deps.keepContainerSec })),
     );
     const box = sandbox;
     await log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);

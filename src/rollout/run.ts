@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { LoadedRunConfig } from '../config/run.js';
 import { loadTasks, type Task } from '../config/task.js';
 import { harnessFor } from '../harness/registry.js';
+import Docker from 'dockerode';
+import { backendFor } from '../sandbox/backend-for.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { SandboxBackend } from '../sandbox/types.js';
@@ -54,9 +56,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const started = Date.now();
   const tasks = loadAllTasks(loaded.taskPaths);
   const harness = harnessFor(config);
-  const backend = options.backend ?? new DockerBackend();
+  const backend = options.backend ?? backendFor(config);
   await backend.check();
-  if (!(backend instanceof DockerBackend)) throw new UserError(`backend ${backend.name} is not supported by openforge run yet`);
   await backend.reap();
 
   mkdirSync(loaded.outputDir, { recursive: true });
@@ -108,7 +109,9 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
     }
-    const images = new TaskImages(new ImageBuilder(backend.docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
+    // Images are built by the local engine on every backend; a cluster pulls them from the registry they were pushed to.
+    const docker = backend instanceof DockerBackend ? backend.docker : new Docker();
+    const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
     const deps: RolloutDeps = {
       runId, config, harness, backend, store, sessions, network, runDir, signal,
       taskImage: (task) => images.get(task),
@@ -129,7 +132,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       );
       options.onRolloutDone?.({ taskId: slot.task.id, sampleIndex: slot.sampleIndex, outcome });
     };
-    await runPool(todo, config.concurrency, runOne, signal);
+    await runPool(todo, Math.min(config.concurrency, backend.maxSandboxes ?? Infinity), runOne, signal);
 
     await store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'finished');
     const summary = summarize(await store.currentRollouts(runId), {

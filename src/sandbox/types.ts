@@ -34,6 +34,8 @@ export interface VolumeMount {
   /** Absolute path inside the sandbox. */
   target: string;
   readOnly: boolean;
+  /** The image whose install folder (= target) the volume holds; a cluster mounts or copies it from there. */
+  image?: string;
 }
 
 export interface ExecOptions {
@@ -82,6 +84,8 @@ export interface RunNetwork {
   name?: string;
   /** Address the proxy binds and sandboxes use to reach it; undefined for `none`. */
   proxyHost?: string;
+  /** The port the proxy must bind when the backend fixes it (a NetworkPolicy allows only it); any free port otherwise. */
+  proxyPort?: number;
 }
 
 export interface ReapReport {
@@ -91,6 +95,8 @@ export interface ReapReport {
 
 export interface SandboxBackend {
   readonly name: 'docker' | 'kubernetes';
+  /** A cap on sandboxes alive at once (a cluster quota), below the run's concurrency; none when absent. */
+  readonly maxSandboxes?: number;
   /** Throws a UserError saying how to fix it when the backend cannot be used. */
   check(): Promise<void>;
   prepareNetwork(runId: string, mode: NetworkMode): Promise<RunNetwork>;

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { loadTasks } from '../../config/task.js';
 import { DockerBackend } from '../../sandbox/docker/backend.js';
 import { ImageBuilder } from '../../sandbox/docker/images.js';
+import { pushImage, tagForRegistry } from '../../sandbox/kubernetes/image-push.js';
+import { UserError, errorMessage } from '../../util/errors.js';
 
 /** The engine's image builder, with the CLI's CA and logging options. */
 async function imageBuilder(opts: { extraCa?: string; quiet?: boolean }): Promise<ImageBuilder> {
@@ -43,5 +45,33 @@ export function imagesCommand(): Command {
         process.stdout.write(`harness    ${await builder.ensureHarnessImage(name)}  volume ${mount.volume}\n`);
       }
     });
+  images
+    .command('push')
+    .description('tag the images rollouts run in (workspace, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials')
+    .requiredOption('--registry <registry>', 'host[:port][/path] the cluster pulls from, e.g. registry.example.com/team or localhost:5000')
+    .option('--tasks <dir>', 'also push the images of these tasks (a suite or task folder; repeatable)', collect)
+    .option('--harness <name>', 'also push this harness layer (repeatable)', collect)
+    .option('--extra-ca <file>', 'PEM bundle for builds that fetch over https (also $OPENFORGE_EXTRA_CA)')
+    .option('-q, --quiet', 'print only the pushed references')
+    .action(async (opts: { registry: string; tasks?: string[]; harness?: string[]; extraCa?: string; quiet?: boolean }) => {
+      const builder = await imageBuilder(opts);
+      const local = [await builder.ensureWorkspace()];
+      for (const task of (opts.tasks ?? []).flatMap((dir) => loadTasks(dir))) local.push(await builder.ensureTaskImage(task));
+      for (const name of opts.harness ?? []) local.push(await builder.ensureHarnessImage(name));
+      const docker = new DockerBackend().docker;
+      for (const ref of [...new Set(local)]) {
+        const remote = await tagForRegistry(docker, ref, opts.registry);
+        try {
+          await pushImage(docker, remote, opts.quiet ? undefined : (line) => process.stderr.write(`${line}\n`));
+        } catch (err) {
+          throw new UserError(errorMessage(err), `check that ${opts.registry} is reachable from the Docker engine and that you ran \`docker login ${opts.registry.split('/')[0]}\``);
+        }
+        process.stdout.write(`pushed     ${ref} → ${remote}\n`);
+      }
+    });
   return images;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }

@@ -56,11 +56,10 @@ export class ImageBuilder {
   }
 
   async ensureWorkspace(): Promise<string> {
-    const base = await this.ensureBase();
-    const files = this.workspaceContext();
-    const tag = `openforge/workspace:${contentHash([base, ...files.flatMap((f) => [f.name, f.content])])}`;
+    await this.ensureBase();
+    const { tag, files } = this.workspacePlan();
     return this.once(tag, async () => {
-      if (!(await this.exists(tag))) await this.build(tag, files, { BASE_IMAGE: base }, 900);
+      if (!(await this.exists(tag))) await this.build(tag, files, { BASE_IMAGE: this.baseTag() }, 900);
       return tag;
     });
   }
@@ -73,18 +72,35 @@ export class ImageBuilder {
       return declared;
     }
     const workspace = await this.ensureWorkspace();
+    const plan = this.taskImagePlan(task);
+    if (!plan.files) return workspace;
+    return this.once(plan.tag, async () => {
+      if (!(await this.exists(plan.tag))) await this.build(plan.tag, plan.files!, {}, task.config.environment.build_timeout_sec);
+      return plan.tag;
+    });
+  }
+
+  /** The tag ensureTaskImage gives a task, computed from the inputs alone (nothing is built). */
+  taskImageTag(task: Task): string {
+    return task.config.environment.docker_image ?? this.taskImagePlan(task).tag;
+  }
+
+  private workspacePlan(): { tag: string; files: { name: string; content: Buffer; mode?: number }[] } {
+    const files = this.workspaceContext();
+    return { tag: `openforge/workspace:${contentHash([this.baseTag(), ...files.flatMap((f) => [f.name, f.content])])}`, files };
+  }
+
+  private taskImagePlan(task: Task): { tag: string; files?: { name: string; content: Buffer; mode?: number }[] } {
+    const workspace = this.workspacePlan().tag;
     const dockerfilePath = task.environmentDir && path.join(task.environmentDir, 'Dockerfile');
-    if (!dockerfilePath || !existsSync(dockerfilePath)) return workspace;
+    if (!dockerfilePath || !existsSync(dockerfilePath)) return { tag: workspace };
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
     const resolved = dockerfile.replace(new RegExp(PROJECT_IMAGE_REF.source, 'gim'), (_m, from: string, which: string, _t, end: string) =>
       `${from}${which === 'base' ? this.baseTag() : workspace}${end}`,
     );
     const files = readTree(task.environmentDir!).map((f) => (f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f));
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
-    return this.once(tag, async () => {
-      if (!(await this.exists(tag))) await this.build(tag, files, {}, task.config.environment.build_timeout_sec);
-      return tag;
-    });
+    return { tag, files };
   }
 
   harnessLayers(): string[] {
@@ -102,7 +118,7 @@ export class ImageBuilder {
   async ensureHarnessImage(name: string): Promise<string> {
     const base = await this.ensureBase();
     const { files, buildargs } = this.harnessContext(name);
-    const tag = `openforge/harness-${name}:${contentHash([base, JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+    const tag = this.harnessImageTag(name);
     return this.once(tag, async () => {
       if (await this.exists(tag)) return tag;
       try {
@@ -117,6 +133,12 @@ export class ImageBuilder {
     });
   }
 
+  /** The tag ensureHarnessImage gives a layer, computed from the inputs alone (nothing is built). */
+  harnessImageTag(name: string): string {
+    const { files, buildargs } = this.harnessContext(name);
+    return `openforge/harness-${name}:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+  }
+
   /** The harness install as a named volume (populated once per harness image), mounted read-only by rollouts. */
   async ensureHarnessVolume(name: string): Promise<VolumeMount> {
     const image = await this.ensureHarnessImage(name);
@@ -125,7 +147,7 @@ export class ImageBuilder {
       await populateHarnessVolume(this.docker, image, volume, harnessRoot(name));
       return volume;
     });
-    return { volume, target: harnessRoot(name), readOnly: true };
+    return { volume, target: harnessRoot(name), readOnly: true, image };
   }
 
   private harnessContext(name: string): { files: { name: string; content: Buffer }[]; buildargs: Record<string, string> } {

@@ -1,0 +1,37 @@
+import type { RunConfig } from '../config/run.js';
+import type { Task } from '../config/task.js';
+import type { Harness } from '../harness/types.js';
+import type { RunNetwork, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+
+/** What a rollout asks its backend for; shared by the orchestrator and `openforge k8s render`, so both agree. */
+export function rolloutSandboxSpec(opts: {
+  runId: string;
+  rolloutId: string;
+  config: RunConfig;
+  harness: Harness;
+  task: Task;
+  image: string;
+  mounts: VolumeMount[];
+  network: RunNetwork;
+  /** Extra lifetime for a container kept after the rollout (`openforge debug`). */
+  keepSec?: number;
+}): SandboxSpec {
+  const { config, task, harness } = opts;
+  const agentSec = config.timeouts.agent_sec ?? task.config.agent.timeout_sec;
+  const verifierSec = config.timeouts.verifier_sec ?? task.config.verifier.timeout_sec;
+  return {
+    runId: opts.runId,
+    rolloutId: opts.rolloutId,
+    image: opts.image,
+    workdir: '/workspace',
+    env: task.config.environment.env,
+    resources: {
+      cpus: task.config.environment.cpus ?? config.resources.cpus,
+      memoryMb: Math.max(task.config.environment.memory_mb ?? config.resources.memory_mb, harness.minMemoryMb ?? 0),
+      pids: config.resources.pids,
+    },
+    network: opts.network,
+    mounts: opts.mounts,
+    lifetimeSec: config.timeouts.start_sec + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120 + (opts.keepSec ?? 0),
+  };
+}

@@ -1,0 +1,128 @@
+import { PassThrough } from 'node:stream';
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { Readable } from 'node:stream';
+import { BoundedCollector } from '../../util/bounded-buffer.js';
+import { RolloutError, errorMessage } from '../../util/errors.js';
+import { extractTo, packAbsolute, packFiles, readTree } from '../docker/archive.js';
+import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
+import { execInPod, type PodTarget } from './exec.js';
+import type { PodWatch } from './pod-watch.js';
+
+/** Grace the host allows past an in-pod timeout before it gives up on the exec stream. */
+const HOST_GRACE_MS = 15_000;
+/** How long a broken exec waits for the watch to say why the pod went away. */
+const FAILURE_EVENT_WAIT_MS = 3_000;
+
+/**
+ * One rollout pod. The exec subresource has no env or working-directory fields, so commands are wrapped
+ * (`sh -c 'cd …'`, `env K=V …`); files move as tar streams through exec, as `kubectl cp` does.
+ */
+export class KubernetesSandbox implements Sandbox {
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly core: CoreV1Api,
+    private readonly target: PodTarget,
+    private readonly watch: PodWatch,
+  ) {}
+
+  get id(): string {
+    return this.target.pod;
+  }
+
+  async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const started = Date.now();
+    const timeoutSec = options.timeoutSec;
+    const inDir = options.workdir ? ['sh', '-c', 'cd -- "$1" || exit 126; shift; exec "$@"', 'sh', options.workdir] : [];
+    const withEnv = options.env && Object.keys(options.env).length ? ['env', ...Object.entries(options.env).map(([k, v]) => `${k}=${v}`)] : [];
+    // The kill happens inside the pod (timeout -k), so the process tree really dies with it.
+    const limit = timeoutSec ? ['timeout', '-k', '5', String(Math.ceil(timeoutSec))] : [];
+    const stdout = new BoundedCollector();
+    const stderr = new BoundedCollector();
+    const { exitCode, hostTimedOut } = await this.run([...limit, ...inDir, ...withEnv, ...command], {
+      stdin: options.stdin === undefined ? undefined : Buffer.from(options.stdin),
+      stdout,
+      stderr,
+      hostTimeoutMs: timeoutSec ? timeoutSec * 1000 + HOST_GRACE_MS : undefined,
+    });
+    const durationMs = Date.now() - started;
+    // timeout(1) exits 124 on TERM, or 137 when it had to KILL after the grace.
+    const timedOut = hostTimedOut || (!!timeoutSec && (exitCode === 124 || (exitCode === 137 && durationMs >= timeoutSec * 1000)));
+    return { exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, durationMs };
+  }
+
+  async copyIn(hostDir: string, sandboxDir: string): Promise<void> {
+    await this.untar(sandboxDir, packFiles(readTree(hostDir)));
+  }
+
+  async writeFiles(files: FileToWrite[]): Promise<void> {
+    await this.untar('/', packAbsolute(files));
+  }
+
+  async copyOut(sandboxPath: string, hostDir: string): Promise<boolean> {
+    const exists = await this.exec(['test', '-e', sandboxPath]);
+    if (exists.exitCode !== 0) return false;
+    const stdout = new PassThrough();
+    const stderr = new BoundedCollector();
+    const extraction = extractTo(stdout, hostDir);
+    let exitCode: number;
+    try {
+      ({ exitCode } = await this.run(['sh', '-c', 'cd -- "$(dirname -- "$1")" && exec tar -c -f - -- "$(basename -- "$1")"', 'sh', sandboxPath], { stdout, stderr }));
+    } catch (err) {
+      stdout.destroy();
+      await extraction.catch(() => undefined);
+      throw err;
+    }
+    if (!stdout.writableEnded) stdout.end();
+    await extraction;
+    if (exitCode !== 0) throw new RolloutError('infrastructure', `copying ${sandboxPath} out of pod ${this.id} failed: tar exited ${exitCode}: ${stderr.text().trim()}`);
+    return true;
+  }
+
+  async logs(): Promise<string> {
+    return this.core.readNamespacedPodLog({ name: this.target.pod, namespace: this.target.namespace, container: this.target.container });
+  }
+
+  async oomKills(): Promise<number> {
+    const killedPod = this.watch.failure?.reason === 'OOMKilled' ? 1 : 0;
+    try {
+      // cgroup v1 exposes oom_kill in memory.oom_control, cgroup v2 in memory.events.
+      const res = await this.exec(['sh', '-c', 'cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null']);
+      const match = /^oom_kill (\d+)/m.exec(res.stdout);
+      return (match ? Number(match[1]) : 0) + killedPod;
+    } catch {
+      return killedPod;
+    }
+  }
+
+  async remove(): Promise<void> {
+    this.watch.stop();
+    try {
+      await this.core.deleteNamespacedPod({ name: this.target.pod, namespace: this.target.namespace, gracePeriodSeconds: 0 });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+  }
+
+  /** One exec; a dead pod's failure (OOMKilled, deadline, deleted) replaces the bare stream error. */
+  private async run(command: string[], io: Parameters<typeof execInPod>[3]): Promise<{ exitCode: number; hostTimedOut: boolean }> {
+    try {
+      return await execInPod(this.kc, this.target, command, io);
+    } catch (err) {
+      const failure = await this.watch.failureWithin(FAILURE_EVENT_WAIT_MS);
+      if (failure) throw failure;
+      throw new RolloutError('infrastructure', `exec in pod ${this.id} failed: ${errorMessage(err)}`);
+    }
+  }
+
+  private async untar(dir: string, archive: Readable): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of archive) chunks.push(chunk as Buffer);
+    const stderr = new BoundedCollector();
+    const { exitCode } = await this.run(['sh', '-c', 'mkdir -p -- "$1" && exec tar -x -f - -C "$1"', 'sh', dir], {
+      stdin: Buffer.concat(chunks),
+      stdout: new BoundedCollector(),
+      stderr,
+    });
+    if (exitCode !== 0) throw new RolloutError('infrastructure', `copying files into ${dir} of pod ${this.id} failed: tar exited ${exitCode}: ${stderr.text().trim()}`);
+  }
+}
