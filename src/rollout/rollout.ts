@@ -116,7 +116,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       const setup = harness.setup(hctx);
       await box.writeFiles([{ path: INSTRUCTION_PATH, content: task.instruction }, ...setup.files]);
       for (const c of setup.copies) await box.copyIn(c.hostDir, c.sandboxDir);
-      return { hctx, env: setup.env };
+      return { hctx, env: { ...setup.env, ...config.harness_env } };
     });
 
     // ── agent ──
