@@ -32,7 +32,7 @@ export async function runHarness(
 ): Promise<{ summary: RunSummary; rollouts: HarnessRolloutRecord[]; output: string }> {
   const output = mkdtempSync(path.join(os.tmpdir(), `of-${harness}-`));
   const loaded = resolveRunConfig(
-    { tasks: taskIds.map((t) => path.join(CLAW_BASIC, t)), harness, model: { upstream: 'sim:oracle', name: 'policy' }, concurrency: 2, network: 'proxy-only', output, ...overrides },
+    { tasks: taskIds.map((t) => path.resolve(CLAW_BASIC, t)), harness, model: { upstream: 'sim:oracle', name: 'policy' }, concurrency: 2, network: 'proxy-only', output, ...overrides },
     path.join(output, 'run.yaml'),
   );
   const summary = await executeRun(loaded, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
