@@ -49,6 +49,18 @@ export const RunConfigSchema = z.strictObject({
   tasks: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   harness: z.enum(HARNESS_NAMES).default('forge-agent'),
   custom_harness: CustomHarnessSchema.optional(),
+  /**
+   * Extra environment for the harness process, over what its adapter sets: the harness's own feature
+   * switches, e.g. `CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: "1"`.
+   */
+  harness_env: z
+    .record(z.string(), z.string())
+    .superRefine((env, ctx) => {
+      for (const key of Object.keys(env)) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'not an environment variable name (letters, digits and _, not starting with a digit)' });
+      }
+    })
+    .default({}),
   model: z
     .strictObject({
       /** `sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1). */

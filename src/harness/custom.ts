@@ -26,6 +26,8 @@ export function customHarness(spec: CustomHarnessConfig): Harness {
     name: spec.name,
     usesModel: spec.uses_model,
     minMemoryMb: spec.min_memory_mb,
+    // A command or env that does not take {max_turns} leaves the limit to the proxy.
+    maxTurnsAtProxy: ![...spec.command, ...Object.values(spec.env)].some((part) => part.includes('{max_turns}')),
     transcriptPaths: spec.transcripts,
     setup: (ctx) => ({
       files: [],

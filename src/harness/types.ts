@@ -44,4 +44,9 @@ export interface Harness {
    * asks for less (a task's memory_mb is sized for its workload; a Node harness alone takes ~400 MB RSS).
    */
   readonly minMemoryMb?: number;
+  /**
+   * The harness has no turn limit of its own (no flag, config key or env): the proxy enforces max_turns,
+   * answering the policy call after the last allowed one with a final message that ends the episode.
+   */
+  readonly maxTurnsAtProxy?: boolean;
 }

@@ -15,6 +15,7 @@ import type { PauseSwitch } from './pause-switch.js';
 import type { LocalCall, PreparedCall, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { recordedCall } from './recorded-call.js';
+import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
 import type { UpstreamPool } from './upstream/upstream-pool.js';
 
 export interface ModelCallDeps {
@@ -25,6 +26,7 @@ export interface ModelCallDeps {
   keepaliveMs: number;
   pause: PauseSwitch;
   policyModels: readonly string[] | undefined;
+  turns: TurnBudget;
 }
 
 /**
@@ -98,6 +100,10 @@ async function forward(
     const body = await call.answerLocally({ post: (path, json) => deps.pool.post(path, json, session, signal) });
     const responseJson = writeJson(res, 200, body);
     return { status: 200, response: body, responseJson, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: deps.pool.stickyUrl(session) };
+  }
+  const limit = session.maxPolicyCalls;
+  if (limit !== undefined && callLabel(call.label, call.model, deps.policyModels) === 'policy' && deps.turns.spend(session.secret, limit)) {
+    return answerTurnLimit(call, limit, res, deps.keepaliveMs, elapsedMs);
   }
   const answer = await deps.pool.postChat(call.upstreamRequest, session, signal);
   if (!answer.ok) {

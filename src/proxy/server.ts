@@ -8,6 +8,7 @@ import { InFlightCalls } from './in-flight.js';
 import { rejectDeepJson } from './json-depth.js';
 import { MultiHostServers } from './listen.js';
 import { modelCallHandler } from './model-call.js';
+import { TurnBudget } from './turn-limit.js';
 import { modelsHandler } from './models-route.js';
 import { PauseSwitch } from './pause-switch.js';
 import { PROTOCOLS } from './protocols/registry.js';
@@ -48,6 +49,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     keepaliveMs: opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
     pause,
     policyModels: opts.policyModels,
+    turns: new TurnBudget(),
   };
   let baseUrl = '';
 

@@ -97,7 +97,12 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     const ctx = await timed('setup', config.timeouts.setup_sec, 'infrastructure', async () => {
       if (harness.usesModel) {
         if (!deps.network.proxyHost || !deps.proxyPort) throw new RolloutError('infrastructure', `network mode ${deps.network.mode} leaves no route to the proxy`);
-        secret = deps.sessions.open({ rolloutId: slot.rolloutId, runId: deps.runId, taskId: task.id }).secret;
+        secret = deps.sessions.open({
+          rolloutId: slot.rolloutId,
+          runId: deps.runId,
+          taskId: task.id,
+          maxPolicyCalls: harness.maxTurnsAtProxy ? config.max_turns : undefined,
+        }).secret;
       }
       const hctx: HarnessContext = {
         task,
@@ -110,7 +115,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       const setup = harness.setup(hctx);
       await box.writeFiles([{ path: INSTRUCTION_PATH, content: task.instruction }, ...setup.files]);
       for (const c of setup.copies) await box.copyIn(c.hostDir, c.sandboxDir);
-      return { hctx, env: setup.env };
+      return { hctx, env: { ...setup.env, ...config.harness_env } };
     });
 
     // ── agent ──

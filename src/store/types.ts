@@ -45,6 +45,11 @@ export interface ProxySession {
   runId: string;
   taskId: string;
   secret: string;
+  /**
+   * Policy calls the proxy serves for this session; past it, it answers with a final message itself
+   * (max_turns for harnesses that have no limit of their own). Absent: no limit.
+   */
+  maxPolicyCalls?: number;
 }
 
 export type RolloutStatus = 'pending' | 'running' | 'finished' | 'error';

@@ -21,11 +21,18 @@ export interface HarnessRolloutRecord {
   transcripts: string[];
 }
 
-/** One real run: claw-basic tasks under sim:oracle through a real harness, behind the proxy-only network. */
-export async function runHarness(harness: string, taskIds: string[]): Promise<{ summary: RunSummary; rollouts: HarnessRolloutRecord[] }> {
+/**
+ * One real run: claw-basic tasks under sim:oracle through a real harness, behind the proxy-only network
+ * (`overrides`: other run.yaml keys, e.g. harness_env or max_turns).
+ */
+export async function runHarness(
+  harness: string,
+  taskIds: string[],
+  overrides: Record<string, unknown> = {},
+): Promise<{ summary: RunSummary; rollouts: HarnessRolloutRecord[]; output: string }> {
   const output = mkdtempSync(path.join(os.tmpdir(), `of-${harness}-`));
   const loaded = resolveRunConfig(
-    { tasks: taskIds.map((t) => path.join(CLAW_BASIC, t)), harness, model: { upstream: 'sim:oracle', name: 'policy' }, concurrency: 2, network: 'proxy-only', output },
+    { tasks: taskIds.map((t) => path.resolve(CLAW_BASIC, t)), harness, model: { upstream: 'sim:oracle', name: 'policy' }, concurrency: 2, network: 'proxy-only', output, ...overrides },
     path.join(output, 'run.yaml'),
   );
   const summary = await executeRun(loaded, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
@@ -45,7 +52,7 @@ export async function runHarness(harness: string, taskIds: string[]): Promise<{ 
         transcripts: existsSync(transcriptDir) ? walk(transcriptDir).map((f) => path.relative(transcriptDir, f)) : [],
       });
     }
-    return { summary, rollouts };
+    return { summary, rollouts, output };
   } finally {
     await store.close();
   }

@@ -118,6 +118,9 @@ describe('network modes', () => {
       expect(ok.stdout).toBe('proxy here');
       const out = await box.exec(['curl', '-s', '-m', '3', '-o', '/dev/null', 'http://deb.debian.org/']);
       expect(out.exitCode).not.toBe(0);
+      // Outside names fail after one short try instead of hanging a harness that looks one up (opencode).
+      expect((await box.exec(['cat', '/etc/resolv.conf'])).stdout).toMatch(/^options .*timeout:1 attempts:1/m);
+      expect((await box.exec(['getent', 'hosts', 'registry.npmjs.org'])).exitCode).not.toBe(0);
       await box.remove();
     } finally {
       server.close();

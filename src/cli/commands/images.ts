@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { loadTasks } from '../../config/task.js';
 import { DockerBackend } from '../../sandbox/docker/backend.js';
+import type { HarnessPruneResult } from '../../sandbox/docker/harness-volume.js';
 import { ImageBuilder } from '../../sandbox/docker/images.js';
 import { pushImage, tagForRegistry } from '../../sandbox/kubernetes/image-push.js';
 import { UserError, errorMessage } from '../../util/errors.js';
@@ -14,6 +15,11 @@ async function imageBuilder(opts: { extraCa?: string; quiet?: boolean }): Promis
     onLog: opts.quiet ? undefined : (line) => process.stderr.write(`${line}\n`),
     verbose: !opts.quiet,
   });
+}
+
+function printPruned(result: HarnessPruneResult): void {
+  for (const what of result.removed) process.stdout.write(`removed    ${what}\n`);
+  for (const what of result.inUse) process.stdout.write(`kept       ${what} (a container still uses it)\n`);
 }
 
 export function imagesCommand(): Command {
@@ -38,11 +44,13 @@ export function imagesCommand(): Command {
     .argument('[names...]', 'harness layers to build (default: all of them)')
     .option('--extra-ca <file>', 'PEM bundle for npm over https inside the build (also $OPENFORGE_EXTRA_CA); not part of the image tag')
     .option('-q, --quiet', 'print only the image tags and volumes')
-    .action(async (names: string[], opts: { extraCa?: string; quiet?: boolean }) => {
+    .option('--no-prune', "keep the volumes and images of the layers' earlier versions (see `images prune`)")
+    .action(async (names: string[], opts: { extraCa?: string; quiet?: boolean; prune: boolean }) => {
       const builder = await imageBuilder(opts);
       for (const name of names.length > 0 ? names : builder.harnessLayers()) {
         const mount = await builder.ensureHarnessVolume(name);
         process.stdout.write(`harness    ${await builder.ensureHarnessImage(name)}  volume ${mount.volume}\n`);
+        if (opts.prune) printPruned(await builder.pruneHarness(name));
       }
     });
   images
@@ -68,6 +76,14 @@ export function imagesCommand(): Command {
         }
         process.stdout.write(`pushed     ${ref} → ${remote}\n`);
       }
+    });
+  images
+    .command('prune')
+    .description("remove the volumes and images of harness layers' earlier versions (another hash than the current inputs give) that no container uses")
+    .argument('[names...]', 'harness layers to prune (default: all of them)')
+    .action(async (names: string[]) => {
+      const builder = await imageBuilder({ quiet: true });
+      for (const name of names.length > 0 ? names : builder.harnessLayers()) printPruned(await builder.pruneHarness(name));
     });
   return images;
 }

@@ -15,6 +15,8 @@ export const codex: Harness = {
   usesModel: true,
   layer: LAYER,
   minMemoryMb: 1024,
+  // No turn limit in `codex exec` (no flag or config key in 0.171.0).
+  maxTurnsAtProxy: true,
   setup: (ctx) => ({
     files: [{ path: `${CODEX_HOME}/config.toml`, content: configToml(ctx) }],
     env: { HOME: HARNESS_HOME, CODEX_HOME, [API_KEY_VAR]: ctx.secret, SHELL: '/bin/bash', NO_COLOR: '1' },

@@ -18,6 +18,8 @@ export const openclaw: Harness = {
   usesModel: true,
   layer: LAYER,
   minMemoryMb: 2048,
+  // `openclaw agent` has no turn limit for its main agent (its tool budgets cover cron and repair agents only).
+  maxTurnsAtProxy: true,
   setup: (ctx) => ({
     files: [{ path: `${STATE_DIR}/openclaw.json`, content: JSON.stringify(config(ctx), null, 2) }],
     env: {

@@ -91,6 +91,10 @@ export class DockerBackend implements SandboxBackend {
           CapAdd: KEPT_CAPABILITIES,
           SecurityOpt: ['no-new-privileges'],
           NetworkMode: spec.network.mode === 'none' ? 'none' : spec.network.name,
+          // An internal network resolves no outside name, but each lookup takes 20 s to fail with the default
+          // resolver options (5 s × 2 attempts × A and AAAA): a harness that looks a name up at start (opencode's
+          // npm registry checks) would hang instead of failing fast.
+          ...(spec.network.mode === 'proxy-only' ? { DnsOptions: ['timeout:1', 'attempts:1'] } : {}),
           ShmSize: 64 * 1024 * 1024,
           Mounts: spec.mounts?.map((m) => ({ Type: 'volume' as const, Source: m.volume, Target: m.target, ReadOnly: m.readOnly })),
         },

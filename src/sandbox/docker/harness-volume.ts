@@ -45,3 +45,49 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined>
   const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+export interface HarnessPruneResult {
+  /** Volumes and images of earlier versions of the layer that were removed. */
+  removed: string[];
+  /** Earlier versions kept because a container (running or stopped) still uses them. */
+  inUse: string[];
+}
+
+/**
+ * Removes the volumes and images of a harness layer's earlier versions (`openforge-harness-<name>-<hash>`,
+ * `openforge/harness-<name>:<hash>` with a hash other than the current one). The engine itself refuses to
+ * remove one a container still references (409), so a rollout of an older OpenForge keeps its layer; those
+ * are reported in `inUse`.
+ */
+export async function pruneHarnessLayer(docker: Docker, name: string, currentImage: string): Promise<HarnessPruneResult> {
+  const result: HarnessPruneResult = { removed: [], inUse: [] };
+  const remove = async (what: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+      result.removed.push(what);
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 409) result.inUse.push(what);
+      else if (status !== 404) throw err;
+    }
+  };
+  const current = currentImage.split(':')[1];
+  const isOldHash = (hash: string | undefined) => hash !== undefined && /^[0-9a-f]+$/.test(hash) && hash !== current;
+
+  const prefix = `openforge-harness-${name}-`;
+  const { Volumes } = await docker.listVolumes({ filters: { name: [prefix] } });
+  for (const v of Volumes ?? []) {
+    if (!v.Name.startsWith(prefix) || !isOldHash(v.Name.slice(prefix.length))) continue;
+    if (!(v.Labels?.['openforge.image'] ?? '').startsWith(`openforge/harness-${name}:`)) continue;
+    await remove(v.Name, () => docker.getVolume(v.Name).remove());
+  }
+
+  const repo = `openforge/harness-${name}`;
+  for (const image of await docker.listImages({ filters: { reference: [repo] } })) {
+    for (const tag of image.RepoTags ?? []) {
+      const [ref, hash] = tag.split(':');
+      if (ref === repo && isOldHash(hash)) await remove(tag, () => docker.getImage(tag).remove());
+    }
+  }
+  return result;
+}

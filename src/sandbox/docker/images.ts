@@ -10,7 +10,7 @@ import { packageRoot } from '../../util/paths.js';
 import { harnessRoot } from '../../harness/layer.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
-import { populateHarnessVolume } from './harness-volume.js';
+import { populateHarnessVolume, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
 
 export interface ImageBuildOptions {
   /** A PEM bundle made available inside builds (and images) that fetch over https. */
@@ -117,8 +117,8 @@ export class ImageBuilder {
    */
   async ensureHarnessImage(name: string): Promise<string> {
     const base = await this.ensureBase();
-    const { files, buildargs } = this.harnessContext(name);
     const tag = this.harnessImageTag(name);
+    const { files, buildargs } = this.harnessContext(name);
     return this.once(tag, async () => {
       if (await this.exists(tag)) return tag;
       try {
@@ -137,6 +137,11 @@ export class ImageBuilder {
   harnessImageTag(name: string): string {
     const { files, buildargs } = this.harnessContext(name);
     return `openforge/harness-${name}:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+  }
+
+  /** Removes the volumes and images of the layer's earlier versions that no container uses. */
+  pruneHarness(name: string): Promise<HarnessPruneResult> {
+    return pruneHarnessLayer(this.docker, name, this.harnessImageTag(name));
   }
 
   /** The harness install as a named volume (populated once per harness image), mounted read-only by rollouts. */

@@ -59,4 +59,10 @@ describe('run.yaml', () => {
     expect(errorOf(() => loadRunConfig(yamlFile('tasks: s\nnetwork: none\n'))).message).toMatch(/no way to reach the model proxy/);
     expect(loadRunConfig(yamlFile('tasks: s\nnetwork: none\nharness: oracle\n')).config.network).toBe('none');
   });
+
+  it('takes extra harness environment and names a bad variable name', () => {
+    expect(loadRunConfig(yamlFile('tasks: s\nharness_env:\n  CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: "1"\n')).config.harness_env).toEqual({ CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: '1' });
+    expect(loadRunConfig(yamlFile('tasks: s\n')).config.harness_env).toEqual({});
+    expect(errorOf(() => loadRunConfig(yamlFile('tasks: s\nharness_env:\n  "A B": x\n'))).message).toMatch(/harness_env.*environment variable name/);
+  });
 });

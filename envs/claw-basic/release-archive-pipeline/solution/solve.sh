@@ -13,9 +13,9 @@ for tmpl in sorted((site / "templates").glob("*.tmpl")):
     (dist / tmpl.name[:-len(".tmpl")]).write_text(text)
 PY
 # step: write the sha256 manifest
+# (A stale MANIFEST.txt is filtered out rather than deleted: Codex refuses forced removals.)
 cd /workspace/site/dist
-rm -f MANIFEST.txt
-ls | LC_ALL=C sort | xargs sha256sum > /tmp/MANIFEST.txt
+ls | grep -vx MANIFEST.txt | LC_ALL=C sort | xargs sha256sum > /tmp/MANIFEST.txt
 mv /tmp/MANIFEST.txt MANIFEST.txt
 cat MANIFEST.txt
 # step: package the archive and its checksum
@@ -23,11 +23,9 @@ cd /workspace/site
 VERSION=$(cat VERSION)
 SLUG=$(python3 -c 'import json; print(json.load(open("site.json"))["slug"])')
 NAME="$SLUG-$VERSION"
-STAGE=$(mktemp -d)
-cp -r dist "$STAGE/$NAME"
 mkdir -p /workspace/release
-tar -C "$STAGE" -czf "/workspace/release/$NAME.tar.gz" "$NAME"
-rm -rf "$STAGE"
+# dist/ is stored under the top-level directory $NAME/ (GNU tar renames members; no staging copy to clean up).
+tar -C /workspace/site --transform "s,^dist,$NAME," -czf "/workspace/release/$NAME.tar.gz" dist
 cd /workspace/release
 sha256sum "$NAME.tar.gz" > "$NAME.tar.gz.sha256"
 sha256sum -c "$NAME.tar.gz.sha256"
