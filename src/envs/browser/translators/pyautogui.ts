@@ -29,7 +29,7 @@ export const fromPyautogui: Translator = (raw, ctx) => {
     } catch (err) {
       throw new ActionInputError('bad_pyautogui', `cannot parse "${line.slice(0, 80)}": ${(err as PyParseError).message}`);
     }
-    const actions = translateCall(call, { ...ctx, mouse });
+    const actions = translateCall(call, { ...ctx, mouse: { ...mouse } });
     for (const a of actions) {
       if ('x' in a && 'y' in a && typeof a.x === 'number' && typeof a.y === 'number') Object.assign(mouse, { x: a.x, y: a.y });
       if (a.type === 'drag') Object.assign(mouse, a.path[a.path.length - 1]);
