@@ -53,7 +53,8 @@ export async function startBrowserEnv(runId: string, env: Record<string, string>
         .map((f) => ({ path: `/srv/pages/${f}`, content: readFileSync(path.join(PAGES, f)) })),
       { path: '/opt/openforge/services.d/10-pages', content: readFileSync(path.join(PAGES, 'serve-pages')), mode: 0o755 },
     ]);
-    const started = await sandbox.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 120 });
+    // A generous deadline: on a loaded shared machine Node and Chromium can take a minute to come up.
+    const started = await sandbox.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 330, env: { OPENFORGE_START_DEADLINE: '300' } });
     if (started.exitCode !== 0) throw new Error(`start-browser-env exited ${started.exitCode}:\n${started.stdout}\n${started.stderr}`);
     const info = await backend.docker.getContainer(sandbox.id).inspect();
     const ip = info.NetworkSettings.Networks[network.name!]?.IPAddress;

@@ -27,7 +27,8 @@ async function processes(): Promise<{ pid: number; ppid: number; stat: string; c
     });
 }
 
-describe('bad input: a structured error in the observation, and the episode goes on', () => {
+// Generous limits: the machine is shared; speed is measured by scripts/bench/browser.mjs, not here.
+describe('bad input: a structured error in the observation, and the episode goes on', { timeout: 240_000 }, () => {
   const cases: { name: string; schema: string; action: unknown; code: string; mentions: string }[] = [
     { name: 'an unknown canonical action', schema: 'canonical', action: { type: 'teleport', x: 1 }, code: 'unknown_action', mentions: 'teleport' },
     { name: 'an unknown Anthropic action', schema: 'anthropic', action: { action: 'left_klick', coordinate: [1, 1] }, code: 'unknown_action', mentions: 'left_klick' },
@@ -58,7 +59,7 @@ describe('bad input: a structured error in the observation, and the episode goes
   });
 });
 
-describe('faults', () => {
+describe('faults', { timeout: 240_000 }, () => {
   it('caps a page that never settles at the settle deadline', async () => {
     const obs = await env.post('/reset', { start_url: 'http://127.0.0.1:8000/busy.html' });
     expect(obs.title).toBe('busy');
@@ -85,8 +86,10 @@ describe('faults', () => {
 
   it('leaves no zombie or leftover chromium processes after 100 resets', async () => {
     for (let i = 0; i < 100; i++) {
-      const obs = await env.post('/reset', { start_url: i % 2 ? TARGETS : 'about:blank' });
-      expect(obs.last_action_error).toBeNull();
+      const url = i % 2 ? TARGETS : 'about:blank';
+      const obs = await env.post('/reset', { start_url: url });
+      expect(obs.url).toBe(url);
+      expect(obs.tabs).toHaveLength(1);
     }
     const procs = await processes();
     expect(procs.filter((p) => p.stat.startsWith('Z'))).toEqual([]);
@@ -95,5 +98,5 @@ describe('faults', () => {
     expect(procs.filter((p) => p.ppid === server.pid && p.comm.startsWith('chromium'))).toHaveLength(1);
     const renderers = procs.filter((p) => p.args.includes('--type=renderer'));
     expect(renderers.length).toBeLessThanOrEqual(4);
-  }, 900_000);
+  }, 1_800_000);
 });

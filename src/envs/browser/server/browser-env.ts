@@ -14,7 +14,7 @@ export interface BrowserEnvOptions {
 export const DEFAULT_ENV_OPTIONS: BrowserEnvOptions = {
   defaultViewport: { width: 1280, height: 800 },
   actionTimeoutMs: 5000,
-  captureDeadlineMs: 5000,
+  captureDeadlineMs: 10_000,
   settle: DEFAULT_SETTLE,
 };
 
@@ -57,16 +57,10 @@ export class BrowserEnv {
   step(schema: ActionSchemaName, actions: unknown[], options: StepOptions = {}): Promise<Observation> {
     return this.serial(async () => {
       let error: ActionError | null = null;
-      const ep = await this.current().catch((err: unknown) => {
-        throw err;
-      });
-      if (this.host.takeCrashNotice() || ep.context.browser()?.isConnected() === false) {
-        const recovered = await this.recover();
-        error = { code: 'browser_restarted', message: `the browser crashed and was restarted (restart ${this.host.restarts}); the episode reopened ${recovered.page().url()} in a fresh context and the actions were not run` };
-        const settle_ms = await recovered.settle();
-        return recovered.observe(options, error, { action_ms: 0, settle_ms });
-      }
+      const ep = await this.current();
+      if (this.host.takeCrashNotice() || !ep.alive()) return this.afterCrash(options, 'the actions were not run');
       const started = performance.now();
+      ep.beginStep();
       for (const raw of actions) {
         let canonical: CanonicalAction[];
         try {
@@ -79,11 +73,25 @@ export class BrowserEnv {
         error = await this.runAll(ep, canonical);
         if (error) break;
       }
+      if (error?.code === 'browser_crashed' || !ep.alive()) return this.afterCrash(options, `the step stopped: ${error?.message ?? 'the browser died'}`);
       const action_ms = performance.now() - started;
-      const settle_ms = await ep.settle();
-      const wantAria = options.aria ?? schema === 'element';
-      return ep.observe({ ...options, aria: wantAria }, error, { action_ms, settle_ms });
+      try {
+        const settle_ms = await ep.settle();
+        const wantAria = options.aria ?? schema === 'element';
+        return await ep.observe({ ...options, aria: wantAria }, error, { action_ms, settle_ms });
+      } catch (err) {
+        if (!ep.alive()) return this.afterCrash(options, `the step's observation failed: ${firstLine(err)}`);
+        throw err;
+      }
     });
+  }
+
+  /** The browser died: relaunch it, reopen the episode where the agent was, and say so. */
+  private async afterCrash(options: StepOptions, what: string): Promise<Observation> {
+    const recovered = await this.recover();
+    const error = { code: 'browser_restarted', message: `the browser crashed and was restarted (restart ${this.host.restarts}); ${what}; the episode reopened ${recovered.page().url()} in a fresh context` };
+    const settle_ms = await recovered.settle();
+    return recovered.observe(options, error, { action_ms: 0, settle_ms });
   }
 
   observation(options: StepOptions = {}): Promise<Observation> {
@@ -139,6 +147,7 @@ export class BrowserEnv {
     const old = this.episode;
     this.episode = undefined;
     await old?.close();
+    await this.host.replaceIfDead(old?.context.browser() ?? undefined);
     const start = url && url !== 'about:blank' ? url : this.last?.start_url;
     try {
       return await this.open({ ...(this.last ?? {}), start_url: start });

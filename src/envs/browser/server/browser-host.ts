@@ -19,6 +19,17 @@ export const CHROMIUM_FLAGS = [
   '--window-position=0,0',
 ];
 
+/** Whether the browser still answers a CDP round trip within 2 s. */
+async function probe(browser: Browser): Promise<boolean> {
+  try {
+    const session = await Promise.race([browser.newBrowserCDPSession(), new Promise<never>((_, r) => setTimeout(() => r(new Error('timeout')), 2000))]);
+    await session.detach().catch(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface BrowserHostOptions {
   executablePath: string;
   /** Headed on $DISPLAY (the VNC view shows it) unless true. */
@@ -79,6 +90,20 @@ export class BrowserHost {
   }
 
   private closing = false;
+
+  /**
+   * After a step found the browser dead: when Playwright has not noticed yet (the process was killed a
+   * moment ago), drop the old connection and count a restart; the next get() launches a new browser.
+   */
+  async replaceIfDead(seen?: Browser): Promise<void> {
+    if (!seen || seen !== this.browser) return;
+    if (seen.isConnected() && (await probe(seen))) return;
+    this.browser = undefined;
+    this.restarts++;
+    this.crashNotice = false;
+    this.options.log(`chromium stopped answering; relaunching (restart ${this.restarts})`);
+    await seen.close().catch(() => undefined);
+  }
 
   async close(): Promise<void> {
     this.closing = true;

@@ -61,6 +61,11 @@ export class Episode {
     });
   }
 
+  /** False once the browser or this episode's context is gone (crash, killed renderer of the last tab). */
+  alive(): boolean {
+    return this.context.browser()?.isConnected() !== false && this.context.pages().length > 0;
+  }
+
   page(): Page {
     const pages = this.context.pages();
     const page = pages[this.active] ?? pages[pages.length - 1];
@@ -217,11 +222,39 @@ export class Episode {
     await act(locator);
   }
 
+  /** Call before a step's actions, so settle() can tell which tabs the step opened. */
+  beginStep(): void {
+    this.pagesAtStep = new Set(this.context.pages());
+  }
+  private pagesAtStep = new Set<Page>();
+
+  /** Settles the active tab; when the step opened a tab (pop-up, target=_blank), follows it and settles that. */
   async settle(): Promise<number> {
     const started = performance.now();
+    const deadline = started + this.settings.settle.capMs;
+    const first = this.page();
+    const result = await settle(first, this.networkOf(first), this.settings.settle, deadline);
+    const opened = () => this.context.pages().filter((p) => !this.pagesAtStep.has(p));
+    if (result.popup && opened().length === 0) {
+      await this.context.waitForEvent('page', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
+    }
     const page = this.page();
-    await settle(page, this.networks.get(page) ?? new NetworkTracker(page), this.settings.settle);
+    if (page !== first && opened().includes(page)) {
+      // A new tab starts at about:blank; wait for its first document before settling it.
+      await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
+      await settle(page, this.networkOf(page), this.settings.settle, deadline);
+    }
+    this.pagesAtStep = new Set(this.context.pages());
     return performance.now() - started;
+  }
+
+  private networkOf(page: Page): NetworkTracker {
+    let tracker = this.networks.get(page);
+    if (!tracker) {
+      tracker = new NetworkTracker(page);
+      this.networks.set(page, tracker);
+    }
+    return tracker;
   }
 
   async tabs(): Promise<Tab[]> {

@@ -20,6 +20,7 @@ const host = new BrowserHost({
 const browserEnv = new BrowserEnv(host, {
   ...DEFAULT_ENV_OPTIONS,
   actionTimeoutMs: num(env.OPENFORGE_ACTION_TIMEOUT_MS, DEFAULT_ENV_OPTIONS.actionTimeoutMs),
+  captureDeadlineMs: num(env.OPENFORGE_CAPTURE_DEADLINE_MS, DEFAULT_ENV_OPTIONS.captureDeadlineMs),
   settle: { ...DEFAULT_ENV_OPTIONS.settle, capMs: num(env.OPENFORGE_SETTLE_CAP_MS, DEFAULT_ENV_OPTIONS.settle.capMs) },
 });
 const app = buildApp(browserEnv, {

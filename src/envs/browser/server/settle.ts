@@ -3,7 +3,14 @@ import type { Page, Request } from 'playwright-core';
 /** Injected into every page: remembers when the DOM last changed, so settling needs one cheap evaluate. */
 export const MUTATION_PROBE = `(() => {
   if (window.__openforgeMutations) return;
-  window.__openforgeMutations = { last: performance.now() };
+  window.__openforgeMutations = { last: performance.now(), popup: false };
+  // A click on a link to another window, or window.open: the step waits for the new tab.
+  const open = window.open;
+  window.open = function (...args) { window.__openforgeMutations.popup = true; return open.apply(this, args); };
+  document.addEventListener('click', (e) => {
+    const a = e.target instanceof Element ? e.target.closest('a[target]') : null;
+    if (a && !['', '_self', '_top', '_parent'].includes(a.getAttribute('target'))) window.__openforgeMutations.popup = true;
+  }, true);
   const start = () => new MutationObserver(() => { window.__openforgeMutations.last = performance.now(); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start, { once: true });
@@ -43,32 +50,41 @@ export class NetworkTracker {
 
 /**
  * Waits until the page is settled: the document parsed (domcontentloaded), no recent request in flight,
- * and no DOM mutation for domQuietMs — or the cap passes. Returns whether it settled.
+ * and no DOM mutation for domQuietMs — or the deadline passes.
  */
-export async function settle(page: Page, network: NetworkTracker, policy: SettlePolicy): Promise<boolean> {
-  const deadline = performance.now() + policy.capMs;
+export async function settle(page: Page, network: NetworkTracker, policy: SettlePolicy, deadline = performance.now() + policy.capMs): Promise<SettleResult> {
+  let popup = false;
   while (performance.now() < deadline) {
-    if (page.isClosed()) return true;
-    let state: { ready: string; quietFor: number } | undefined;
+    if (page.isClosed()) return { settled: true, popup };
+    let state: { ready: string; quietFor: number; popup: boolean } | undefined;
     try {
       state = await Promise.race([
         page.evaluate(() => {
-          const m = (window as unknown as { __openforgeMutations?: { last: number } }).__openforgeMutations;
-          return { ready: document.readyState, quietFor: m ? performance.now() - m.last : Infinity };
+          const m = (window as unknown as { __openforgeMutations?: { last: number; popup: boolean } }).__openforgeMutations;
+          const popup = !!m?.popup;
+          if (m) m.popup = false;
+          return { ready: document.readyState, quietFor: m ? performance.now() - m.last : Infinity, popup };
         }),
         sleep(Math.max(1, deadline - performance.now())).then(() => undefined),
       ]);
     } catch {
       state = undefined; // the document is being replaced by a navigation: try again
     }
+    popup ||= !!state?.popup;
     if (state && state.ready !== 'loading' && !network.busy(policy.requestStaleMs)) {
-      if (state.quietFor >= policy.domQuietMs) return true;
+      if (state.quietFor >= policy.domQuietMs) return { settled: true, popup };
       await sleep(Math.min(policy.domQuietMs - state.quietFor, deadline - performance.now()));
       continue;
     }
     await sleep(policy.pollMs);
   }
-  return false;
+  return { settled: false, popup };
+}
+
+export interface SettleResult {
+  settled: boolean;
+  /** The page asked for a new window (target=_blank link, window.open). */
+  popup: boolean;
 }
 
 export function sleep(ms: number): Promise<void> {
