@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Browser env step latency (action + settle + screenshot, through POST /step) against a raw Playwright
+// screenshot of the same page, both measured inside the same container in the same run, interleaved.
+//   node scripts/bench/browser.mjs [--steps 60] [--dpr 1]
+// Needs `npm run build` and Docker; builds the browser image if missing (export OPENFORGE_EXTRA_CA where
+// https is intercepted). Prints a table, the ratios, and a JSON line.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DockerBackend } from '../../dist/sandbox/docker/backend.js';
+import { ImageBuilder } from '../../dist/sandbox/docker/images.js';
+
+const { values } = parseArgs({ options: { steps: { type: 'string', default: '60' }, dpr: { type: 'string', default: '1' } } });
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const pages = path.join(root, 'test/fixtures/browser-pages');
+
+// Runs inside the container with the image's Node and playwright-core.
+const IN_CONTAINER = `
+import { chromium } from 'playwright-core';
+const steps = Number(process.argv[2]);
+const dpr = Number(process.argv[3]);
+const url = 'http://127.0.0.1:8000/targets.html';
+const viewport = { width: 1280, height: 800 };
+const post = async (route, body) => {
+  const res = await fetch('http://127.0.0.1:7000' + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(route + ' ' + res.status + ' ' + (await res.text()));
+  return res.json();
+};
+// The raw baseline: a second Chromium with the same flags, same page, same viewport; Playwright's own screenshot.
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: false,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+const page = await browser.newPage({ viewport, deviceScaleFactor: dpr });
+await page.goto(url);
+await post('/reset', { start_url: url, viewport, device_scale_factor: dpr });
+const raw = [], click = [], move = [], server = [];
+const time = async (fn) => { const t = performance.now(); await fn(); return performance.now() - t; };
+for (let i = 0; i < 5; i++) { await page.screenshot({ scale: 'css' }); await post('/step', { action: { type: 'screenshot' } }); } // warm-up
+for (let i = 0; i < steps; i++) {
+  raw.push(await time(() => page.screenshot({ scale: 'css' })));
+  let obs;
+  click.push(await time(async () => { obs = await post('/step', { action: { type: 'click', x: 650, y: 425 } }); }));
+  if (obs.title !== 'hit:B' || obs.last_action_error) throw new Error('the bench click missed: ' + JSON.stringify(obs.last_action_error ?? obs.title));
+  server.push(obs.timings);
+  move.push(await time(() => post('/step', { action: { type: 'move', x: 300 + (i % 50), y: 600 } })));
+}
+await browser.close();
+console.log(JSON.stringify({ raw, click, move, server }));
+`;
+
+const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+const backend = new DockerBackend();
+await backend.check();
+const image = await new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA, onLog: (l) => process.stderr.write(`${l}\n`) }).ensureBrowser();
+const runId = `bench-browser-${process.pid}`;
+const network = await backend.prepareNetwork(runId, 'none');
+const box = await backend.create({
+  runId, rolloutId: `${runId}-0`, image, resources: { cpus: 2, memoryMb: 2048, pids: 2048 }, network, lifetimeSec: 1800,
+});
+try {
+  await box.writeFiles([
+    { path: '/srv/pages/targets.html', content: readFileSync(path.join(pages, 'targets.html')) },
+    { path: '/opt/openforge/services.d/10-pages', content: readFileSync(path.join(pages, 'serve-pages')), mode: 0o755 },
+    { path: '/opt/openforge/browser/bench-step.mjs', content: IN_CONTAINER },
+  ]);
+  const up = await box.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 330, env: { OPENFORGE_START_DEADLINE: '300' } });
+  if (up.exitCode !== 0) throw new Error(`start-browser-env failed:\n${up.stderr}`);
+  const res = await box.exec(['node', '/opt/openforge/browser/bench-step.mjs', values.steps, values.dpr], { timeoutSec: 1200 });
+  if (res.exitCode !== 0) throw new Error(`bench failed:\n${res.stdout}\n${res.stderr}`);
+  const { raw, click, move, server } = JSON.parse(res.stdout.trim().split('\n').pop());
+  const row = (name, xs) => ({ name, p50: q(xs, 0.5), p95: q(xs, 0.95) });
+  const rows = [row('raw playwright screenshot', raw), row('step: click (page changes)', click), row('step: move (no change)', move)];
+  console.log(`browser env step latency, ${values.steps} steps, 1280x800 at DPR ${values.dpr}, local page, one container`);
+  for (const r of rows) console.log(`  ${r.name.padEnd(28)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p95 ${r.p95.toFixed(1).padStart(7)} ms`);
+  const split = ['action_ms', 'settle_ms', 'capture_ms'].map((k) => `${k} p50 ${q(server.map((t) => t[k]), 0.5).toFixed(1)}`).join(', ');
+  console.log(`  click step on the server: ${split}`);
+  const ratios = {
+    click_p50: rows[1].p50 / rows[0].p50, click_p95: rows[1].p95 / rows[0].p95,
+    move_p50: rows[2].p50 / rows[0].p50, move_p95: rows[2].p95 / rows[0].p95,
+  };
+  console.log(`  ratio to raw: click p50 ${ratios.click_p50.toFixed(2)}x p95 ${ratios.click_p95.toFixed(2)}x; move p50 ${ratios.move_p50.toFixed(2)}x p95 ${ratios.move_p95.toFixed(2)}x (target <= 1.3x; p50 <= 150 ms)`);
+  console.log(JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), rows, ratios }));
+} finally {
+  await backend.removeRun(runId);
+}
