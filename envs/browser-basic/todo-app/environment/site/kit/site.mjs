@@ -98,8 +98,8 @@ function send(res, status, type, body) {
 }
 
 /**
- * Starts a site. `routes` maps "METHOD /path" to a handler `({ state, query, body, reset }) => result`,
- * where result is SafeHtml (a page), `{ redirect }`, `{ json, status? }` or `{ status, text }`.
+ * Starts a site. `routes` maps "METHOD /path" to a handler `({ state, query, body, cookies }) => result`,
+ * where result is SafeHtml (a page), `{ redirect, setCookie? }`, `{ json, status? }` or `{ status, text }`.
  * Handlers change `state` in place; it is what GET /api/state returns.
  */
 export function startSite({ name, initialState, routes, port = Number(process.env.SITE_PORT ?? 8000) }) {
@@ -122,10 +122,11 @@ export function startSite({ name, initialState, routes, port = Number(process.en
         return send(res, known.length ? 405 : 404, 'text/html; charset=utf-8', String(page({ site: name, title: 'Not found', body: html`<section class="card"><h1>Not found</h1><p>${why}</p><p><a href="/">Back to the start page</a></p></section>` })));
       }
       const body = req.method === 'GET' ? {} : await readBody(req);
-      const result = await handler({ state: holder.state, query: url.searchParams, body });
+      const cookies = Object.fromEntries((req.headers.cookie ?? '').split(';').map((c) => c.trim().split('=')).filter((kv) => kv.length === 2));
+      const result = await handler({ state: holder.state, query: url.searchParams, body, cookies });
       if (result instanceof SafeHtml) return send(res, 200, 'text/html; charset=utf-8', result.text);
       if (result && typeof result.redirect === 'string') {
-        res.writeHead(303, { location: result.redirect, 'cache-control': 'no-store' });
+        res.writeHead(303, { location: result.redirect, 'cache-control': 'no-store', ...(result.setCookie ? { 'set-cookie': result.setCookie } : {}) });
         return res.end();
       }
       if (result && 'json' in result) return send(res, result.status ?? 200, 'application/json', JSON.stringify(result.json));
