@@ -3,6 +3,7 @@ import { loadTasks } from '../../config/task.js';
 import { validateTasks } from '../../rollout/validate.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt } from './run.js';
+import { addTasksImportCommand } from './tasks-import.js';
 
 export function tasksCommand(): Command {
   const tasks = new Command('tasks').description('work with task suites (Harbor layout)');
@@ -29,5 +30,6 @@ export function tasksCommand(): Command {
       }
       if (results.some((r) => !r.ok)) process.exitCode = 1;
     });
+  addTasksImportCommand(tasks);
   return tasks;
 }
