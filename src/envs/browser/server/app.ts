@@ -1,0 +1,71 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { type HealthResponse, ResetRequestSchema, StepRequestSchema } from '../actions.js';
+import type { BrowserEnv } from './browser-env.js';
+import { EvaluatorError, evaluate } from './evaluate.js';
+import { handleMcp } from './mcp.js';
+
+export interface AppOptions {
+  verifierDir: string;
+  evaluateTimeoutMs: number;
+}
+
+const EvaluateRequestSchema = z.looseObject({ command: z.string().min(1).optional() });
+
+function badRequest(error: z.ZodError): { error: string } {
+  const issue = error.issues[0];
+  return { error: `invalid request: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** The env server's HTTP API (GUI-CONTRACT.md): /health, /reset, /step, /observation, /evaluate, /mcp. */
+export function buildApp(env: BrowserEnv, options: AppOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+
+  app.get('/health', async (): Promise<HealthResponse> => {
+    const up = env.host.running || !!(await env.host.get().catch(() => undefined));
+    return { ok: up, browser: env.host.restarts > 0 ? 'restarted' : 'running', restarts: env.host.restarts };
+  });
+
+  app.post('/reset', async (req, reply) => {
+    const parsed = ResetRequestSchema.safeParse(req.body ?? {});
+    if (!parsed.success) return reply.code(400).send(badRequest(parsed.error));
+    return env.reset(parsed.data);
+  });
+
+  app.post('/step', async (req, reply) => {
+    const parsed = StepRequestSchema.safeParse(req.body ?? {});
+    if (!parsed.success) return reply.code(400).send(badRequest(parsed.error));
+    const { schema, action, actions, options } = parsed.data;
+    const list = actions ?? (action !== undefined ? [action] : undefined);
+    if (!list) return reply.code(400).send({ error: 'invalid request: send "action" (one) or "actions" (a list)' });
+    return env.step(schema ?? 'canonical', list, options ?? {});
+  });
+
+  app.get('/observation', async (req) => {
+    const q = req.query as Record<string, string | undefined>;
+    return env.observation({ aria: q.aria === '1' || q.aria === 'true', image_format: q.image_format === 'jpeg' ? 'jpeg' : 'png' });
+  });
+
+  app.post('/evaluate', async (req, reply) => {
+    const parsed = EvaluateRequestSchema.safeParse(req.body ?? {});
+    if (!parsed.success) return reply.code(400).send(badRequest(parsed.error));
+    try {
+      return await evaluate(parsed.data.command ?? 'bash /tests/test.sh', options.verifierDir, options.evaluateTimeoutMs);
+    } catch (err) {
+      if (!(err instanceof EvaluatorError)) throw err;
+      return reply.code(422).send({ error: err.message, stdout: err.stdout, stderr: err.stderr });
+    }
+  });
+
+  app.all('/mcp', async (req, reply) => {
+    reply.hijack();
+    await handleMcp(env, req.raw, reply.raw, req.body);
+  });
+
+  app.setErrorHandler((err, _req, reply) => {
+    const e = err as Error & { statusCode?: number };
+    const status = e.statusCode && e.statusCode < 500 ? e.statusCode : 500;
+    void reply.code(status).send({ error: e.message });
+  });
+  return app;
+}

@@ -1,0 +1,93 @@
+import type { CDPSession, Page } from 'playwright-core';
+
+export interface CaptureRequest {
+  format: 'png' | 'jpeg';
+  quality?: number;
+  viewport: { width: number; height: number };
+  dpr: number;
+  /** A CSS-px region to enlarge to the viewport's width (zoom); the whole viewport otherwise. */
+  region?: [number, number, number, number];
+  deadlineMs: number;
+}
+
+export interface Capture {
+  data: string;
+  mime: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  /** Screenshot pixels per CSS pixel. */
+  scale: number;
+}
+
+const sessions = new WeakMap<Page, Promise<CDPSession>>();
+
+function session(page: Page): Promise<CDPSession> {
+  let s = sessions.get(page);
+  if (!s) {
+    s = page.context().newCDPSession(page);
+    sessions.set(page, s);
+    s.catch(() => sessions.delete(page));
+  }
+  return s;
+}
+
+/**
+ * A screenshot through CDP at CSS-pixel scale (whatever the device pixel ratio), with a deadline and one
+ * retry on a fresh CDP session — page.screenshot can hang waiting for fonts.
+ */
+export async function capture(page: Page, req: CaptureRequest): Promise<Capture> {
+  try {
+    return await withTimeout(captureOnce(page, req), req.deadlineMs);
+  } catch {
+    sessions.delete(page);
+    return await withTimeout(captureOnce(page, req), req.deadlineMs);
+  }
+}
+
+async function captureOnce(page: Page, req: CaptureRequest): Promise<Capture> {
+  const cdp = await session(page);
+  const { width: vw, height: vh } = req.viewport;
+  const [x0, y0, x1, y1] = req.region ?? [0, 0, vw, vh];
+  const w = Math.max(1, Math.min(vw, x1) - Math.max(0, x0));
+  const h = Math.max(1, Math.min(vh, y1) - Math.max(0, y0));
+  const scale = req.region ? vw / w : 1;
+  const params: Record<string, unknown> = { format: req.format, fromSurface: true, captureBeyondViewport: false };
+  if (req.format === 'jpeg') params.quality = req.quality ?? 80;
+  if (req.region || req.dpr !== 1) {
+    // A clip is in document coordinates (offset by the visual viewport's scroll); its scale is output px per CSS px.
+    const metrics = (await cdp.send('Page.getLayoutMetrics')) as { cssVisualViewport: { pageX: number; pageY: number } };
+    const { pageX, pageY } = metrics.cssVisualViewport;
+    params.clip = { x: pageX + Math.max(0, x0), y: pageY + Math.max(0, y0), width: w, height: h, scale };
+  }
+  const shot = (await cdp.send('Page.captureScreenshot', params)) as { data: string };
+  const size = imageSize(Buffer.from(shot.data.slice(0, 4096), 'base64'));
+  return { data: shot.data, mime: req.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, scale };
+}
+
+/** Width and height from a PNG (IHDR) or JPEG (SOFn) header. */
+export function imageSize(head: Buffer): { width: number; height: number } {
+  if (head.readUInt32BE(0) === 0x89504e47) return { width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
+  let i = 2;
+  while (i + 9 < head.length) {
+    if (head[i] !== 0xff) break;
+    const marker = head[i + 1]!;
+    const len = head.readUInt16BE(i + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { width: head.readUInt16BE(i + 7), height: head.readUInt16BE(i + 5) };
+    }
+    i += 2 + len;
+  }
+  throw new Error('cannot read the screenshot size');
+}
+
+export class DeadlineError extends Error {}
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what = 'screenshot'): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeadlineError(`${what} took longer than ${ms} ms`)), ms);
+    }),
+  ]);
+}

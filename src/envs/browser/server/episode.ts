@@ -1,0 +1,299 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import type { ActionError, CanonicalAction, Observation, StepOptions, Tab, Viewport } from '../actions.js';
+import { type Capture, capture, withTimeout } from './capture.js';
+import { MUTATION_PROBE, NetworkTracker, type SettlePolicy, settle, sleep } from './settle.js';
+
+/** An action that failed in a way the agent can act on: reported as last_action_error, the episode goes on. */
+export class StepError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface EpisodeSettings {
+  viewport: Viewport;
+  dpr: number;
+  actionTimeoutMs: number;
+  captureDeadlineMs: number;
+  settle: SettlePolicy;
+}
+
+const MAX_WAIT_MS = 30_000;
+
+/** One episode: a fresh browser context, its tabs, the mouse position, and whether the agent finished. */
+export class Episode {
+  private active = 0;
+  readonly mouse = { x: 0, y: 0 };
+  finished?: Observation['finished'];
+  private zoom?: [number, number, number, number];
+  private readonly networks = new WeakMap<Page, NetworkTracker>();
+
+  private constructor(
+    readonly context: BrowserContext,
+    readonly settings: EpisodeSettings,
+  ) {}
+
+  static async open(context: BrowserContext, settings: EpisodeSettings, startUrl?: string): Promise<Episode> {
+    const ep = new Episode(context, settings);
+    context.setDefaultTimeout(settings.actionTimeoutMs);
+    context.setDefaultNavigationTimeout(settings.actionTimeoutMs);
+    await context.addInitScript(MUTATION_PROBE);
+    // New tabs and pop-ups (target=_blank, window.open) become the active tab.
+    context.on('page', (page) => {
+      ep.track(page);
+      ep.active = context.pages().indexOf(page);
+    });
+    const page = await context.newPage();
+    ep.track(page);
+    if (startUrl) await ep.navigate(page, startUrl);
+    return ep;
+  }
+
+  private track(page: Page): void {
+    if (this.networks.has(page)) return;
+    this.networks.set(page, new NetworkTracker(page));
+    page.on('close', () => {
+      const pages = this.context.pages();
+      this.active = Math.max(0, Math.min(this.active, pages.length - 1));
+    });
+  }
+
+  page(): Page {
+    const pages = this.context.pages();
+    const page = pages[this.active] ?? pages[pages.length - 1];
+    if (!page) throw new StepError('no_tab', 'the episode has no open tab');
+    return page;
+  }
+
+  private async navigate(page: Page, url: string): Promise<void> {
+    try {
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+    } catch (err) {
+      throw new StepError('navigation_failed', `cannot open ${url}: ${firstLine(err)}`);
+    }
+  }
+
+  private inViewport(x: number, y: number): void {
+    const { width, height } = this.settings.viewport;
+    if (!(x >= 0 && y >= 0 && x < width && y < height)) {
+      throw new StepError('out_of_range', `(${x}, ${y}) is outside the ${width}x${height} viewport; coordinates are CSS pixels from the top-left corner`);
+    }
+  }
+
+  private ref(ref: string) {
+    return this.page().locator(`aria-ref=${ref}`);
+  }
+
+  /** Runs one canonical action (throws StepError). */
+  async run(action: CanonicalAction): Promise<void> {
+    const page = this.page();
+    const mouse = page.mouse;
+    switch (action.type) {
+      case 'click': {
+        this.inViewport(action.x, action.y);
+        const button = action.button ?? 'left';
+        if (button === 'back') return void (await page.goBack({ waitUntil: 'domcontentloaded' }));
+        if (button === 'forward') return void (await page.goForward({ waitUntil: 'domcontentloaded' }));
+        for (const m of action.modifiers ?? []) await page.keyboard.down(m);
+        await mouse.click(action.x, action.y, { button, clickCount: action.count ?? 1 });
+        for (const m of [...(action.modifiers ?? [])].reverse()) await page.keyboard.up(m);
+        return this.moved(action.x, action.y);
+      }
+      case 'move':
+        this.inViewport(action.x, action.y);
+        await mouse.move(action.x, action.y);
+        return this.moved(action.x, action.y);
+      case 'mouse_down':
+        return mouse.down({ button: toMouseButton(action.button) });
+      case 'mouse_up':
+        return mouse.up({ button: toMouseButton(action.button) });
+      case 'drag': {
+        for (const p of action.path) this.inViewport(p.x, p.y);
+        const [first, ...rest] = action.path;
+        await mouse.move(first!.x, first!.y);
+        await mouse.down();
+        for (const p of rest) await mouse.move(p.x, p.y, { steps: 5 });
+        await mouse.up();
+        const last = action.path[action.path.length - 1]!;
+        return this.moved(last.x, last.y);
+      }
+      case 'scroll': {
+        const x = action.x ?? (this.mouse.x || this.settings.viewport.width / 2);
+        const y = action.y ?? (this.mouse.y || this.settings.viewport.height / 2);
+        this.inViewport(x, y);
+        await mouse.move(x, y);
+        this.moved(x, y);
+        return mouse.wheel(action.dx, action.dy);
+      }
+      case 'type':
+        return page.keyboard.type(action.text);
+      case 'key': {
+        const modifiers = action.keys.slice(0, -1);
+        for (const k of modifiers) await page.keyboard.down(k);
+        try {
+          await page.keyboard.press(action.keys[action.keys.length - 1]!);
+        } finally {
+          for (const k of modifiers.reverse()) await page.keyboard.up(k);
+        }
+        return;
+      }
+      case 'key_down':
+        return page.keyboard.down(action.key);
+      case 'key_up':
+        return page.keyboard.up(action.key);
+      case 'wait':
+        return sleep(Math.min(action.ms, MAX_WAIT_MS));
+      case 'screenshot':
+        return;
+      case 'zoom': {
+        const [x0, y0, x1, y1] = action.region;
+        this.inViewport(x0, y0);
+        this.inViewport(Math.max(x0, x1 - 1), Math.max(y0, y1 - 1));
+        if (x1 <= x0 || y1 <= y0) throw new StepError('bad_action', 'zoom region must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0');
+        this.zoom = action.region;
+        return;
+      }
+      case 'click_ref':
+        return this.onRef(action.ref, (l) => l.click());
+      case 'fill_ref':
+        return this.onRef(action.ref, (l) => l.fill(action.text));
+      case 'select_ref':
+        return this.onRef(action.ref, async (l) => void (await l.selectOption(action.values)));
+      case 'hover_ref':
+        return this.onRef(action.ref, (l) => l.hover());
+      case 'goto':
+        return this.navigate(page, action.url);
+      case 'go_back':
+        return void (await page.goBack({ waitUntil: 'domcontentloaded' }));
+      case 'go_forward':
+        return void (await page.goForward({ waitUntil: 'domcontentloaded' }));
+      case 'new_tab': {
+        const tab = await this.context.newPage();
+        this.active = this.context.pages().indexOf(tab);
+        if (action.url) await this.navigate(tab, action.url);
+        return;
+      }
+      case 'switch_tab': {
+        const pages = this.context.pages();
+        if (action.index >= pages.length) throw new StepError('no_tab', `there is no tab ${action.index}; open tabs are 0..${pages.length - 1}`);
+        this.active = action.index;
+        return void (await pages[action.index]!.bringToFront());
+      }
+      case 'close_tab': {
+        const pages = this.context.pages();
+        const index = action.index ?? this.active;
+        if (index >= pages.length) throw new StepError('no_tab', `there is no tab ${index}; open tabs are 0..${pages.length - 1}`);
+        if (pages.length === 1) await this.context.newPage(); // the episode keeps one tab
+        await pages[index]!.close();
+        this.active = Math.max(0, Math.min(index <= this.active ? this.active - 1 : this.active, this.context.pages().length - 1));
+        return;
+      }
+      case 'done':
+        this.finished = { status: 'done', ...(action.answer !== undefined ? { answer: action.answer } : {}) };
+        return;
+      case 'fail':
+        this.finished = { status: 'fail', ...(action.reason !== undefined ? { reason: action.reason } : {}) };
+        return;
+    }
+  }
+
+  private moved(x: number, y: number): void {
+    this.mouse.x = x;
+    this.mouse.y = y;
+  }
+
+  private async onRef(ref: string, act: (l: ReturnType<Episode['ref']>) => Promise<void>): Promise<void> {
+    const locator = this.ref(ref);
+    let count: number;
+    try {
+      count = await locator.count();
+    } catch (err) {
+      throw new StepError('missing_ref', `ref "${ref}" is not in the latest aria snapshot (${firstLine(err)}); take a new observation with options.aria and use a ref from it`);
+    }
+    if (count === 0) throw new StepError('missing_ref', `ref "${ref}" is not in the latest aria snapshot; take a new observation with options.aria and use a ref from it`);
+    await act(locator);
+  }
+
+  async settle(): Promise<number> {
+    const started = performance.now();
+    const page = this.page();
+    await settle(page, this.networks.get(page) ?? new NetworkTracker(page), this.settings.settle);
+    return performance.now() - started;
+  }
+
+  async tabs(): Promise<Tab[]> {
+    return Promise.all(
+      this.context.pages().map(async (p, index) => ({
+        index,
+        url: p.url(),
+        title: await withTimeout(p.title(), 1000, 'title').catch(() => ''),
+        active: index === this.active,
+      })),
+    );
+  }
+
+  /** Screenshot (CSS px, or the zoomed region), page state, and optionally the ARIA snapshot. */
+  async observe(options: StepOptions, error: ActionError | null, timings: { action_ms: number; settle_ms: number }): Promise<Observation> {
+    const page = this.page();
+    const started = performance.now();
+    let shot: Capture = { data: '', mime: 'image/png', width: 0, height: 0, scale: 1 };
+    if (options.screenshot !== false) {
+      try {
+        shot = await capture(page, {
+          format: options.image_format ?? 'png',
+          quality: options.jpeg_quality,
+          viewport: this.settings.viewport,
+          dpr: this.settings.dpr,
+          region: this.zoom,
+          deadlineMs: this.settings.captureDeadlineMs,
+        });
+      } catch (err) {
+        error ??= { code: 'screenshot_failed', message: `the screenshot failed twice: ${firstLine(err)}` };
+      }
+    }
+    this.zoom = undefined;
+    const capture_ms = performance.now() - started;
+    let aria: string | undefined;
+    if (options.aria) {
+      aria = await page.ariaSnapshot({ mode: 'ai', timeout: this.settings.actionTimeoutMs }).catch((err: unknown) => {
+        error ??= { code: 'aria_failed', message: `the ARIA snapshot failed: ${firstLine(err)}` };
+        return undefined;
+      });
+    }
+    const tabs = await this.tabs();
+    return {
+      screenshot: { data: shot.data, mime: shot.mime, width: shot.width, height: shot.height },
+      viewport: { ...this.settings.viewport },
+      device_pixel_ratio: this.settings.dpr,
+      scale: shot.scale,
+      url: page.url(),
+      title: tabs[this.active]?.title ?? '',
+      tabs,
+      ...(aria !== undefined ? { aria_snapshot: aria } : {}),
+      last_action_error: error,
+      timings: { action_ms: round(timings.action_ms), settle_ms: round(timings.settle_ms), capture_ms: round(capture_ms) },
+      ...(this.finished ? { finished: this.finished } : {}),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}
+
+function toMouseButton(b: string | undefined): 'left' | 'right' | 'middle' {
+  if (b === 'right' || b === 'middle') return b;
+  if (b === undefined || b === 'left') return 'left';
+  throw new StepError('bad_action', `mouse button "${b}" cannot be held; use left, right or middle`);
+}
+
+export function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]!;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
