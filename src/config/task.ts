@@ -18,8 +18,11 @@ const BrowserSchema = z.strictObject({
     .refine((url) => URL.canParse(url) && /^(https?|file|about|data):/.test(url), 'start_url must be an absolute http(s), file, about or data URL, e.g. "http://127.0.0.1:8000/"')
     .optional(),
   viewport: ViewportSchema.default({ width: 1280, height: 800 }),
-  /** Deadline of /opt/openforge/bin/start-browser-env (display, VNC, task sites, env server) plus the first reset. */
-  setup_timeout_sec: z.number().positive().default(90),
+  /**
+   * Deadline of /opt/openforge/bin/start-browser-env (display, VNC, task sites, env server), and again of
+   * the first reset. Generous: on a loaded 2-core machine a cold Chromium start alone took ~60 s.
+   */
+  setup_timeout_sec: z.number().positive().default(180),
 });
 export type BrowserSettings = z.infer<typeof BrowserSchema>;
 

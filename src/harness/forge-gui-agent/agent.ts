@@ -192,6 +192,11 @@ export function stepRequest(args: Record<string, unknown>): Record<string, unkno
     case "go_back":
     case "go_forward":
       return { schema: "canonical", action: { type: args.action } };
+    case "type":
+      // Sent as the equivalent canonical action: the env server's Anthropic translator (as of gui-env
+      // b65b8f8) reads any `text` as key names, so typing "hello world" would fail there.
+      if (typeof args.text !== "string") throw new Error('type needs a "text"');
+      return { schema: "canonical", action: { type: "type", text: args.text } };
     default:
       return { schema: "anthropic", action: args };
   }

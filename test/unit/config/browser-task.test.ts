@@ -12,7 +12,7 @@ describe('task.toml: browser tasks', () => {
   it('reads kind = "browser" with start_url and viewport', () => {
     const task = load('[environment]\nkind = "browser"\n[environment.browser]\nstart_url = "http://127.0.0.1:8000/todo"\nviewport = { width = 1024, height = 768 }\n');
     expect(task.config.environment.kind).toBe('browser');
-    expect(browserSettings(task)).toEqual({ start_url: 'http://127.0.0.1:8000/todo', viewport: { width: 1024, height: 768 }, setup_timeout_sec: 90 });
+    expect(browserSettings(task)).toEqual({ start_url: 'http://127.0.0.1:8000/todo', viewport: { width: 1024, height: 768 }, setup_timeout_sec: 180 });
   });
 
   it('defaults the viewport to 1280x800 and leaves workspace tasks without browser settings', () => {

@@ -87,7 +87,7 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
     expect(env.steps).toEqual([
       { schema: 'canonical', action: { type: 'goto', url: 'http://127.0.0.1:8000/form' } },
       { schema: 'anthropic', action: { action: 'left_click', coordinate: [100, 200] } },
-      { schema: 'anthropic', action: { action: 'type', text: 'milk' } },
+      { schema: 'canonical', action: { type: 'type', text: 'milk' } },
       { schema: 'anthropic', action: { action: 'scroll', scroll_direction: 'down', scroll_amount: 2 } },
       { schema: 'anthropic', action: { action: 'key', text: 'Return' } },
       { schema: 'canonical', action: { type: 'done', answer: 'Added milk.' } },
@@ -127,6 +127,7 @@ describe('forge-gui-agent pieces', () => {
     expect(stepRequest({ action: 'go_back' })).toEqual({ schema: 'canonical', action: { type: 'go_back' } });
     expect(stepRequest({ action: 'left_click', coordinate: [1, 2] })).toEqual({ schema: 'anthropic', action: { action: 'left_click', coordinate: [1, 2] } });
     expect(() => stepRequest({ action: 'navigate' })).toThrow(/navigate needs a "url"/);
+    expect(stepRequest({ action: 'type', text: 'hello world' })).toEqual({ schema: 'canonical', action: { type: 'type', text: 'hello world' } });
   });
 
   it('keeps only the newest screenshots', () => {

@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CanonicalAction } from '../../../src/envs/browser/actions.js';
-import { COMPUTER_TOOL } from '../../../src/harness/forge-gui-agent/agent.js';
+import { COMPUTER_TOOL, stepRequest } from '../../../src/harness/forge-gui-agent/agent.js';
 import type { ChatMessage, ChatRequest, ToolDefinition } from '../../../src/model/chat-request.js';
 import { SCROLL_NOTCH_PX, toComputerArgs, toComputerCalls } from '../../../src/model/policies/computer-actions.js';
 import { findComputerTool } from '../../../src/model/policies/computer-tool.js';
+import { translate } from '../../../src/envs/browser/translators/index.js';
 import { createNoisyPolicy } from '../../../src/model/policies/noisy.js';
 import { createOraclePolicy } from '../../../src/model/policies/oracle.js';
 import type { Policy, PolicyAnswer } from '../../../src/model/policies/types.js';
@@ -105,6 +106,40 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
       finalAnswer: '42',
     });
     expect(toComputerCalls([{ type: 'fail', reason: 'infeasible' }], tool).finalAnswer).toBe('I cannot complete the task: infeasible');
+  });
+});
+
+describe('round trip: oracle → forge-gui-agent → the env server\'s translators', () => {
+  it('gives back the canonical action the oracle started from', () => {
+    const ctx = { viewport: { width: 1280, height: 800 }, mouse: { x: 0, y: 0 } };
+    const cases: CanonicalAction[] = [
+      { type: 'click', x: 10, y: 20, button: 'left', count: 1 },
+      { type: 'click', x: 10, y: 20, button: 'left', count: 2 },
+      { type: 'click', x: 10, y: 20, button: 'left', count: 3 },
+      { type: 'click', x: 10, y: 20, button: 'right', count: 1 },
+      { type: 'click', x: 10, y: 20, button: 'left', count: 1, modifiers: ['Control', 'Shift'] },
+      { type: 'move', x: 5, y: 6 },
+      { type: 'drag', path: [{ x: 1, y: 2 }, { x: 30, y: 40 }] },
+      { type: 'scroll', x: 640, y: 400, dx: 0, dy: 300 },
+      { type: 'scroll', x: 640, y: 400, dx: -200, dy: 0 },
+      { type: 'type', text: 'hello world' },
+      { type: 'key', keys: ['Control', 's'] },
+      { type: 'key', keys: ['Enter'] },
+      { type: 'key', keys: ['PageDown'] },
+      { type: 'key', keys: ['Control', '+'] },
+      { type: 'key', keys: ['Meta', 'ArrowLeft'] },
+      { type: 'key', keys: [' '] },
+      { type: 'wait', ms: 1500 },
+      { type: 'goto', url: 'http://127.0.0.1:8000/a' },
+      { type: 'go_back' },
+    ];
+    for (const action of cases) {
+      const back = toComputerArgs(action, tool).flatMap((a) => {
+        const step = stepRequest(a) as { schema: 'anthropic' | 'canonical'; action: CanonicalAction };
+        return step.schema === 'canonical' ? [step.action] : translate(step.schema, step.action, ctx);
+      });
+      expect(back, JSON.stringify(action)).toEqual([action]);
+    }
   });
 });
 
