@@ -58,6 +58,7 @@ export interface Observation {
   viewport: { width: number; height: number };
   url: string;
   title: string;
+  tabs?: { index: number; url: string; title: string; active: boolean }[];
   last_action_error: null | { code: string; message: string };
   finished?: { status: "done" | "fail"; answer?: string; reason?: string };
 }
@@ -82,7 +83,7 @@ const ANTHROPIC_ACTIONS = [
   "screenshot",
 ];
 /** Browser actions beyond computer_20250124 (no keyboard shortcut reaches the address bar of a driven browser). */
-const BROWSER_ACTIONS = ["navigate", "go_back", "go_forward", "done"];
+const BROWSER_ACTIONS = ["navigate", "go_back", "go_forward", "new_tab", "switch_tab", "close_tab", "done"];
 
 export const COMPUTER_TOOL = {
   type: "function",
@@ -92,6 +93,7 @@ export const COMPUTER_TOOL = {
       "Use the mouse and keyboard on the browser screen you see. Coordinates are pixels of the latest screenshot, " +
       "[x, y] from the top-left corner. Keys use xdotool names (e.g. \"Return\", \"ctrl+a\", \"Page_Down\"). " +
       "scroll_amount counts wheel notches. navigate opens a URL; go_back / go_forward move in the history; " +
+      "new_tab (optional url), switch_tab and close_tab (tab index, 0-based) manage tabs; " +
       "done ends the task with your answer in text. Every action returns a new screenshot.",
     parameters: {
       type: "object",
@@ -109,7 +111,8 @@ export const COMPUTER_TOOL = {
         scroll_direction: { type: "string", enum: ["up", "down", "left", "right"] },
         scroll_amount: { type: "integer", minimum: 0, description: "Wheel notches to scroll." },
         duration: { type: "number", minimum: 0, description: "Seconds, for wait and hold_key." },
-        url: { type: "string", description: "The URL to open (navigate)." },
+        url: { type: "string", description: "The URL to open (navigate, new_tab)." },
+        index: { type: "integer", minimum: 0, description: "Tab index, 0-based (switch_tab, close_tab)." },
       },
       required: ["action"],
     },
@@ -192,6 +195,12 @@ export function stepRequest(args: Record<string, unknown>): Record<string, unkno
     case "go_back":
     case "go_forward":
       return { schema: "canonical", action: { type: args.action } };
+    case "new_tab":
+      return { schema: "canonical", action: { type: "new_tab", ...(typeof args.url === "string" && args.url ? { url: args.url } : {}) } };
+    case "switch_tab":
+    case "close_tab":
+      if (args.action === "switch_tab" && typeof args.index !== "number") throw new Error('switch_tab needs an "index"');
+      return { schema: "canonical", action: { type: args.action, ...(typeof args.index === "number" ? { index: args.index } : {}) } };
     case "type":
       // Sent as the equivalent canonical action: the env server's Anthropic translator (as of gui-env
       // b65b8f8) reads any `text` as key names, so typing "hello world" would fail there.
@@ -260,7 +269,10 @@ function screenshotPart(obs: Observation): ContentPart {
 }
 
 function describePage(obs: Observation): string {
-  return `Page: ${obs.title || "(untitled)"} — ${obs.url}`;
+  const page = `Page: ${obs.title || "(untitled)"} — ${obs.url}`;
+  const tabs = obs.tabs ?? [];
+  if (tabs.length < 2) return page;
+  return `${page}\nTabs: ${tabs.map((t) => `[${t.index}${t.active ? ", active" : ""}] ${t.title || t.url}`).join("; ")}`;
 }
 
 /** Replaces every image but the last `keep` with a text note (the newest screenshots are the ones that matter). */

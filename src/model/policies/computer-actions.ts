@@ -110,8 +110,15 @@ export function toComputerArgs(action: CanonicalAction, tool: ComputerTool): Com
     case 'go_forward':
       if (declares(tool, action.type)) return [{ action: action.type }];
       return [{ action: 'key', text: action.type === 'go_back' ? 'alt+Left' : 'alt+Right' }];
+    case 'new_tab':
+    case 'switch_tab':
+    case 'close_tab': {
+      if (!declares(tool, action.type)) throw unsupported(action, `the tool declares no ${action.type} action`);
+      const { type, ...rest } = action;
+      return [{ action: type, ...rest }];
+    }
     default:
-      throw unsupported(action, 'a computer tool acts on pixels and keys only (element refs, tabs and held keys have no computer_20250124 action)');
+      throw unsupported(action, 'a computer tool acts on pixels and keys only (element refs and held keys have no computer_20250124 action)');
   }
 }
 

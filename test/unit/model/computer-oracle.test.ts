@@ -101,6 +101,8 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
 
   it('refuses actions a computer tool cannot express, and ends the script at done/fail', () => {
     expect(() => map({ type: 'click_ref', ref: 'e1' })).toThrow(/cannot be replayed through a computer tool/);
+    expect(map({ type: 'switch_tab', index: 1 })).toEqual([{ action: 'switch_tab', index: 1 }]);
+    expect(() => map({ type: 'switch_tab', index: 1 }, findComputerTool([PLAIN_TOOL])!)).toThrow(/declares no switch_tab action/);
     expect(toComputerCalls([{ type: 'click', x: 1, y: 1 }, { type: 'done', answer: '42' }, { type: 'click', x: 2, y: 2 }], tool)).toEqual({
       calls: [{ action: 'left_click', coordinate: [1, 1] }],
       finalAnswer: '42',
@@ -132,6 +134,9 @@ describe('round trip: oracle → forge-gui-agent → the env server\'s translato
       { type: 'wait', ms: 1500 },
       { type: 'goto', url: 'http://127.0.0.1:8000/a' },
       { type: 'go_back' },
+      { type: 'new_tab', url: 'http://127.0.0.1:8000/b' },
+      { type: 'switch_tab', index: 1 },
+      { type: 'close_tab', index: 0 },
     ];
     for (const action of cases) {
       const back = toComputerArgs(action, tool).flatMap((a) => {
