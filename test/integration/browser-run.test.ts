@@ -68,6 +68,9 @@ function imageUrls(request: unknown): string[] {
   );
 }
 
+/** Set by the first test: a recorded forge-gui-agent rollout of press-button, for the replay test. */
+let recorded: { outputDir: string; rolloutId: string; completions: (number[] | null)[] } | undefined;
+
 describe('openforge run on browser tasks', () => {
   it('solves them with forge-gui-agent + sim:oracle, records screenshots and computer calls, and prints a live view that answers', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-browser-run-'));
@@ -120,6 +123,8 @@ describe('openforge run on browser tasks', () => {
         expect(existsSync(path.join(artifacts, 'agent', 'transcript.jsonl'))).toBe(true);
         expect(readFileSync(path.join(artifacts, 'agent', 'answer.txt'), 'utf8')).toMatch(/pressed the button|Submitted the name Ada/);
       }
+      const press = rollouts.find((r) => r.taskId === 'press-button')!;
+      recorded = { outputDir: path.join(dir, 'out'), rolloutId: press.id, completions: (await store.listCalls(press.id)).map((c) => c.completionTokenIds) };
       const events = await store.listEvents(rollouts[0]!.id);
       expect(events.find((e) => e.kind === 'live_view')?.message).toMatch(/:6080\/vnc\.html/);
     } finally {
@@ -128,6 +133,24 @@ describe('openforge run on browser tasks', () => {
     const backend = new DockerBackend();
     expect(await backend.docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${summary.runId}`] } })).toHaveLength(0);
   }, 900_000);
+
+  it('replays a recorded browser rollout with sim:replay: same answers, same reward', async () => {
+    expect(recorded, 'the first test records the rollout to replay').toBeDefined();
+    const { outputDir, rolloutId, completions } = recorded!;
+    const loaded = resolveRunConfig(
+      { tasks: path.join(FIXTURES, 'press-button'), harness: 'forge-gui-agent', model: { upstream: `sim:replay:${rolloutId}` }, output: outputDir },
+      path.join(outputDir, 'replay.yaml'),
+    );
+    const summary = await executeRun(loaded);
+    expect(summary.tasks.map((t) => [t.taskId, t.rewards, t.errors])).toEqual([['press-button', [1], {}]]);
+    const store = await Store.open(path.join(outputDir, STORE_FILE));
+    try {
+      const [replayed] = await store.currentRollouts(summary.runId);
+      expect((await store.listCalls(replayed!.id)).map((c) => c.completionTokenIds)).toEqual(completions);
+    } finally {
+      await store.close();
+    }
+  }, 600_000);
 
   it('scores 0 with the nop harness (the graders read the site, not the agent)', async () => {
     const output = mkdtempSync(path.join(os.tmpdir(), 'of-browser-nop-'));
