@@ -21,7 +21,7 @@ export interface GuiAgentOptions {
   maxTurns?: number;
   /** The browser env server (GUI-CONTRACT.md). */
   envUrl?: string;
-  /** Screenshots older than the last N are replaced by a text note, so prompts stay bounded. */
+  /** The prompt holds N to 2N screenshots: past 2N, all but the newest N become a text note (prompts stay bounded). */
   keepScreenshots?: number;
   transcriptPath?: string;
   /** Where the final answer is written (graders of question-answering tasks may read it). */
@@ -275,8 +275,15 @@ function describePage(obs: Observation): string {
   return `${page}\nTabs: ${tabs.map((t) => `[${t.index}${t.active ? ", active" : ""}] ${t.title || t.url}`).join("; ")}`;
 }
 
-/** Replaces every image but the last `keep` with a text note (the newest screenshots are the ones that matter). */
+/**
+ * Keeps between `keep` and 2 × `keep` screenshots in the prompt: once there are more than 2 × `keep`, every
+ * image but the newest `keep` becomes a text note, all at once. Dropping in batches rather than one per turn
+ * leaves the prompt prefix unchanged for `keep` turns at a time, so the recorded calls still merge into
+ * training samples between drops (each drop edits the history and starts a new sample).
+ */
 export function dropOldScreenshots(messages: Message[], keep: number): void {
+  const images = messages.reduce((n, m) => n + (m.role === "user" && typeof m.content !== "string" ? m.content.filter((p) => p.type === "image_url").length : 0), 0);
+  if (images <= 2 * keep) return;
   let seen = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;

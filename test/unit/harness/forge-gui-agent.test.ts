@@ -93,12 +93,15 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
       { schema: 'canonical', action: { type: 'done', answer: 'Added milk.' } },
     ]);
 
-    // Every request offers the computer tool; the last one holds only the 2 newest screenshots.
+    // Every request offers the computer tool. keep 2: up to 4 screenshots, then all but the newest 2 go at once
+    // (before call 5), so the last call (6) holds 3.
     expect(requests.every((r) => r.tools?.some((t) => t.function?.name === 'computer'))).toBe(true);
     const last = requests.at(-1)!;
     const images = last.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
     const decoded = images.map((p) => Buffer.from((typeof p.image_url === 'string' ? p.image_url : p.image_url.url).split(',')[1]!, 'base64').toString());
-    expect(decoded).toEqual(['screen-4', 'screen-5']);
+    expect(decoded).toEqual(['screen-3', 'screen-4', 'screen-5']);
+    const imageCounts = requests.map((r) => r.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url').length);
+    expect(imageCounts).toEqual([1, 2, 3, 4, 2, 3]);
     expect(JSON.stringify(last.messages)).toContain('omitted to keep the context short');
     // The action error reached the model as the tool result.
     const toolResults = last.messages.filter((m) => m.role === 'tool').map((m) => m.content);
@@ -130,9 +133,12 @@ describe('forge-gui-agent pieces', () => {
     expect(stepRequest({ action: 'type', text: 'hello world' })).toEqual({ schema: 'canonical', action: { type: 'type', text: 'hello world' } });
   });
 
-  it('keeps only the newest screenshots', () => {
+  it('keeps the newest screenshots, dropping the older ones in one batch past twice the limit', () => {
     const img = (n: number) => ({ type: 'image_url' as const, image_url: { url: `data:image/png;base64,${n}` } });
-    const messages = [1, 2, 3].map((n) => ({ role: 'user' as const, content: [{ type: 'text' as const, text: `t${n}` }, img(n)] }));
+    const messages = [1, 2].map((n) => ({ role: 'user' as const, content: [{ type: 'text' as const, text: `t${n}` }, img(n)] }));
+    dropOldScreenshots(messages, 1);
+    expect(messages.flatMap((m) => m.content).filter((p) => p.type === 'image_url')).toHaveLength(2);
+    messages.push({ role: 'user' as const, content: [{ type: 'text' as const, text: 't3' }, img(3)] });
     dropOldScreenshots(messages, 1);
     expect(messages.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : p.image_url.url)))).toEqual([
       ['t1', '[an earlier screenshot, omitted to keep the context short]'],
