@@ -5,6 +5,29 @@ import { z } from 'zod';
 import { UserError } from '../util/errors.js';
 import { formatIssues } from './zod-errors.js';
 
+/** The viewport a browser task runs at, in CSS pixels (the screenshot's size). */
+const ViewportSchema = z.strictObject({
+  width: z.number().int().min(100, 'width must be at least 100 px').max(7680, 'width must be at most 7680 px'),
+  height: z.number().int().min(100, 'height must be at least 100 px').max(4320, 'height must be at most 4320 px'),
+});
+
+/** `[environment.browser]`: where a browser task's episode starts (GUI-CONTRACT.md). */
+const BrowserSchema = z.strictObject({
+  start_url: z
+    .string()
+    .refine((url) => URL.canParse(url) && /^(https?|file|about|data):/.test(url), 'start_url must be an absolute http(s), file, about or data URL, e.g. "http://127.0.0.1:8000/"')
+    .optional(),
+  viewport: ViewportSchema.default({ width: 1280, height: 800 }),
+  /**
+   * Deadline of /opt/openforge/bin/start-browser-env (display, VNC, task sites, env server), and again of
+   * the first reset. Generous: on a loaded 2-core machine a cold Chromium start alone took ~60 s.
+   */
+  setup_timeout_sec: z.number().positive().default(180),
+});
+export type BrowserSettings = z.infer<typeof BrowserSchema>;
+
+const EnvironmentKind = z.enum(['workspace', 'browser'], { error: 'kind must be "workspace" (the default) or "browser"' });
+
 /** task.toml in Harbor layout (REFERENCE.md §6). Unknown keys are kept, so Harbor tasks load as they are. */
 const TaskTomlSchema = z.looseObject({
   version: z.string().optional(),
@@ -26,8 +49,16 @@ const TaskTomlSchema = z.looseObject({
       storage_mb: z.number().int().positive().optional(),
       allow_internet: z.boolean().default(false),
       env: z.record(z.string(), z.string()).default({}),
+      /** "browser": the image is FROM openforge/browser and the rollout starts its env server first. */
+      kind: EnvironmentKind.default('workspace'),
+      browser: BrowserSchema.optional(),
     })
-    .default({ build_timeout_sec: 600, allow_internet: false, env: {} }),
+    .default({ build_timeout_sec: 600, allow_internet: false, env: {}, kind: 'workspace' })
+    .superRefine((env, ctx) => {
+      if (env.browser && env.kind !== 'browser') {
+        ctx.addIssue({ code: 'custom', path: ['kind'], message: '[environment.browser] is set, so kind must be "browser": add kind = "browser" under [environment]' });
+      }
+    }),
 });
 export type TaskToml = z.infer<typeof TaskTomlSchema>;
 
@@ -41,6 +72,13 @@ export interface Task {
   environmentDir?: string;
   testsDir: string;
   solutionDir?: string;
+}
+
+/** A browser task's settings (defaults filled in), or undefined for a workspace task. */
+export function browserSettings(task: Task): BrowserSettings | undefined {
+  const env = task.config.environment;
+  if (env.kind !== 'browser') return undefined;
+  return env.browser ?? BrowserSchema.parse({});
 }
 
 export function isTaskDir(dir: string): boolean {

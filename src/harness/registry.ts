@@ -4,6 +4,7 @@ import { customHarness } from './custom.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { forgeAgent } from './forge-agent/index.js';
+import { forgeGuiAgent } from './forge-gui-agent/index.js';
 import { nop } from './nop.js';
 import { openclaw } from './openclaw/index.js';
 import { oracle } from './oracle.js';
@@ -12,6 +13,7 @@ import type { Harness } from './types.js';
 
 const HARNESSES: Record<string, Harness> = {
   [forgeAgent.name]: forgeAgent,
+  [forgeGuiAgent.name]: forgeGuiAgent,
   [oracle.name]: oracle,
   [nop.name]: nop,
   [qwenCode.name]: qwenCode,

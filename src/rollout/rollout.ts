@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
-import type { Task } from '../config/task.js';
+import { browserSettings, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { RunNetwork, Sandbox, SandboxBackend, VolumeMount } from '../sandbox/types.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
+import { liveViewUrl, startBrowserEnvironment } from './browser-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import type { SessionRegistry } from './sessions.js';
@@ -35,6 +36,15 @@ export interface RolloutDeps {
   keepContainerSec?: number;
   /** The rollout these rollouts replay or fork (`openforge replay`, `openforge fork`). */
   parent?: RolloutParent;
+  /** Called when a browser task's environment is up: where to watch it (noVNC, view-only). */
+  onLiveView?(view: LiveView): void;
+}
+
+export interface LiveView {
+  taskId: string;
+  sampleIndex: number;
+  rolloutId: string;
+  url: string;
 }
 
 export interface RolloutSlot {
@@ -93,6 +103,19 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     );
     const box = sandbox;
     await log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);
+
+    // ── environment ── (browser tasks: display, VNC, sites and env server, then the episode's first page)
+    const browser = browserSettings(task);
+    if (browser) {
+      const page = await timed('environment', browser.setup_timeout_sec * 2, 'environment_setup', () => startBrowserEnvironment(box, browser));
+      const address = await box.address?.();
+      if (address) {
+        const url = liveViewUrl(address);
+        await log('live_view', url);
+        deps.onLiveView?.({ taskId: task.id, sampleIndex: slot.sampleIndex, rolloutId: slot.rolloutId, url });
+      }
+      await log('phase', `browser environment up at ${page.url}`);
+    }
 
     const ctx = await timed('setup', config.timeouts.setup_sec, 'infrastructure', async () => {
       if (harness.usesModel) {

@@ -15,7 +15,7 @@ import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
-import type { RolloutDeps, RolloutOutcome } from './rollout.js';
+import type { LiveView, RolloutDeps, RolloutOutcome } from './rollout.js';
 import { TaskImages } from './task-images.js';
 import { acquireRunLock } from './run-lock.js';
 import { SessionRegistry } from './sessions.js';
@@ -26,6 +26,8 @@ export interface RunEvents {
   onPlan?(plan: { runId: string; resumed: boolean; total: number; skipped: number; outputDir: string }): void;
   onRolloutDone?(r: { taskId: string; sampleIndex: number; outcome: RolloutOutcome }): void;
   onLog?(line: string): void;
+  /** A browser rollout's environment is up: its live view (noVNC, view-only) answers at `url`. */
+  onLiveView?(view: LiveView): void;
 }
 
 export interface RunOptions extends RunEvents {
@@ -119,6 +121,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       proxyPort: endpoint?.port,
       keepContainerSec: options.keepContainersSec,
       parent: options.parent,
+      onLiveView: options.onLiveView,
     };
 
     // Interrupted: remove the run's containers now, so in-flight execs end instead of running to their timeouts.

@@ -75,6 +75,11 @@ export interface Sandbox {
   oomKills(): Promise<number>;
   /** Idempotent: removing a sandbox that is gone already is not an error. */
   remove(): Promise<void>;
+  /**
+   * The sandbox's IP address as the orchestrator's host reaches it (e.g. for a browser task's live view),
+   * or undefined when it has none (network `none`). Optional: a backend without host routes leaves it out.
+   */
+  address?(): Promise<string | undefined>;
 }
 
 /** Where the proxy must listen so sandboxes of a run can reach it, and how to tear the run down. */

@@ -13,6 +13,7 @@ export class UserError extends Error {
 export const ERROR_TYPES = [
   'infrastructure', // the sandbox could not be built, started or reached (retried before the agent starts)
   'build', // the task image failed to build
+  'environment_setup', // the task's environment (a browser task's display, sites, env server) did not come up
   'agent_timeout', // the harness ran past [agent] timeout_sec and was killed
   'harness_crash', // the harness exited non-zero on its own
   'oom_killed', // a process in the container was killed for exceeding the memory limit

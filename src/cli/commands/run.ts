@@ -52,6 +52,9 @@ export function runCommand(): Command {
             process.stderr.write(`  ${taskId}#${sampleIndex}: ${what}${outcome.errorType ? ` [${outcome.errorType}: ${outcome.errorMessage}]` : ''}\n`);
           }
         },
+        onLiveView: (view) => {
+          process.stderr.write(`${bar ? '\r\x1b[K' : ''}live view ${view.taskId}#${view.sampleIndex}: ${view.url}\n`);
+        },
         onLog: (line) => {
           // Over a live bar: clear its line first; the bar redraws on its next update.
           if (!opts.json) process.stderr.write(`${bar ? '\r\x1b[K' : ''}${line}\n`);

@@ -1,13 +1,17 @@
 import type { Task } from '../../config/task.js';
 import type { ChatRequest } from '../chat-request.js';
+import { readReferenceActions, ReferenceActionsError, toComputerCalls } from './computer-actions.js';
+import { findComputerTool, type ComputerTool } from './computer-tool.js';
 import { findShellTool, shellToolArguments } from './shell-tool.js';
 import { readSolutionSteps } from './solution-steps.js';
 import type { Policy, PolicyAnswer } from './types.js';
 
 /**
  * Solves the task the way Harbor's oracle agent does: runs the steps of solution/solve.sh, one
- * tool call each, through the harness's own shell tool, then says it is done. Progress is read
- * from the conversation (shell calls already made), so the policy itself keeps no state.
+ * tool call each, through the harness's own shell tool, then says it is done. A browser task with
+ * solution/actions.json is solved through the harness's computer tool instead, one reference action
+ * (or part of one) per call. Progress is read from the conversation (tool calls already made), so
+ * the policy itself keeps no state.
  */
 export function createOraclePolicy(): Policy {
   return { name: 'oracle', needsTask: true, respond: (request, ctx) => oracleAnswer(request, ctx.task) };
@@ -15,6 +19,11 @@ export function createOraclePolicy(): Policy {
 
 export function oracleAnswer(request: ChatRequest, task: Task | undefined): PolicyAnswer {
   if (!task) return textAnswer('I cannot act as the oracle: no task was named for this conversation.');
+  const computer = request.tool_choice === 'none' ? undefined : findComputerTool(request.tools);
+  if (computer) {
+    const answer = computerAnswer(request, task, computer);
+    if (answer) return answer;
+  }
   const steps = readSolutionSteps(task);
   if (!steps) return textAnswer(`I cannot solve task ${task.id}: it has no solution/solve.sh for the oracle to run.`);
   const tool = request.tool_choice === 'none' ? undefined : findShellTool(request.tools);
@@ -29,6 +38,23 @@ export function oracleAnswer(request: ChatRequest, task: Task | undefined): Poli
   if (!step) return textAnswer(`Done: ran the ${steps.length} step(s) of the reference solution of task ${task.id}.`);
   const description = `Step ${done + 1}/${steps.length} of the reference solution${step.label ? `: ${step.label}` : ''}`;
   return { content: null, toolCalls: [{ name: tool.name, arguments: shellToolArguments(tool, step.command, description) }] };
+}
+
+/** The next reference action as a computer-tool call, or the final answer; undefined when the task has no actions.json. */
+function computerAnswer(request: ChatRequest, task: Task, tool: ComputerTool): PolicyAnswer | undefined {
+  let script;
+  try {
+    const actions = readReferenceActions(task);
+    if (!actions) return undefined;
+    script = toComputerCalls(actions, tool);
+  } catch (err) {
+    if (err instanceof ReferenceActionsError) return textAnswer(`I cannot replay the reference actions of task ${task.id}: ${err.message}`);
+    throw err;
+  }
+  const done = countToolCalls(request, tool.name);
+  const call = script.calls[done];
+  if (!call) return textAnswer(script.finalAnswer || `Done: performed the ${script.calls.length} reference action(s) of task ${task.id}.`);
+  return { content: null, toolCalls: [{ name: tool.name, arguments: JSON.stringify(call) }] };
 }
 
 function countToolCalls(request: ChatRequest, toolName: string): number {

@@ -94,6 +94,12 @@ export class DockerSandbox implements Sandbox {
     return match ? Number(match[1]) : 0;
   }
 
+  async address(): Promise<string | undefined> {
+    const info = await this.container.inspect();
+    const networks = Object.values(info.NetworkSettings?.Networks ?? {});
+    return networks.map((n) => n.IPAddress).find((ip) => !!ip);
+  }
+
   async remove(): Promise<void> {
     try {
       await this.container.remove({ force: true, v: true });

@@ -1,0 +1,510 @@
+#!/usr/bin/env node
+// forge-gui-agent: OpenForge's reference GUI harness. A multimodal loop over OpenAI Chat Completions
+// with one `computer` tool shaped like Anthropic's computer_20250124: it looks at the browser env
+// server's screenshot, asks the model for an action, runs it through POST /step and shows the model
+// the new screen.
+//
+// The compiled file is written alone into a browser container (/opt/openforge/forge-gui-agent.mjs) and
+// runs on the browser image's Node (≥ 20) without node_modules: import only `node:` builtins.
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, writeFileSync, writeSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+export interface GuiAgentOptions {
+  instruction: string;
+  /** OpenAI-style base URL of the model, e.g. http://host:port/s/<secret>/v1 */
+  baseUrl: string;
+  apiKey?: string;
+  model?: string;
+  temperature?: number;
+  maxTurns?: number;
+  /** The browser env server (GUI-CONTRACT.md). */
+  envUrl?: string;
+  /** The prompt holds N to 2N screenshots: past 2N, all but the newest N become a text note (prompts stay bounded). */
+  keepScreenshots?: number;
+  transcriptPath?: string;
+  /** Where the final answer is written (graders of question-answering tasks may read it). */
+  answerPath?: string;
+  maxRetries?: number;
+  retryBaseMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface GuiAgentResult {
+  /** 0: final answer, 1: model or env server error, 2: max turns reached. */
+  exitCode: 0 | 1 | 2;
+  turns: number;
+  finalText: string | null;
+  error?: string;
+}
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
+type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface Observation {
+  screenshot: { data: string; mime: string; width: number; height: number };
+  viewport: { width: number; height: number };
+  url: string;
+  title: string;
+  tabs?: { index: number; url: string; title: string; active: boolean }[];
+  last_action_error: null | { code: string; message: string };
+  finished?: { status: "done" | "fail"; answer?: string; reason?: string };
+}
+
+/** The standard computer_20250124 actions, passed to the env server with `schema: "anthropic"`. */
+const ANTHROPIC_ACTIONS = [
+  "key",
+  "hold_key",
+  "type",
+  "cursor_position",
+  "mouse_move",
+  "left_mouse_down",
+  "left_mouse_up",
+  "left_click",
+  "right_click",
+  "middle_click",
+  "double_click",
+  "triple_click",
+  "left_click_drag",
+  "scroll",
+  "wait",
+  "screenshot",
+];
+/** Browser actions beyond computer_20250124 (no keyboard shortcut reaches the address bar of a driven browser). */
+const BROWSER_ACTIONS = ["navigate", "go_back", "go_forward", "new_tab", "switch_tab", "close_tab", "done"];
+
+export const COMPUTER_TOOL = {
+  type: "function",
+  function: {
+    name: "computer",
+    description:
+      "Use the mouse and keyboard on the browser screen you see. Coordinates are pixels of the latest screenshot, " +
+      "[x, y] from the top-left corner. Keys use xdotool names (e.g. \"Return\", \"ctrl+a\", \"Page_Down\"). " +
+      "scroll_amount counts wheel notches. navigate opens a URL; go_back / go_forward move in the history; " +
+      "new_tab (optional url), switch_tab and close_tab (tab index, 0-based) manage tabs; " +
+      "done ends the task with your answer in text. Every action returns a new screenshot.",
+    parameters: {
+      type: "object",
+      properties: {
+        action: { type: "string", enum: [...ANTHROPIC_ACTIONS, ...BROWSER_ACTIONS], description: "The action to perform." },
+        coordinate: {
+          type: "array",
+          items: { type: "integer" },
+          minItems: 2,
+          maxItems: 2,
+          description: "[x, y]: where to click, move, scroll or end a drag.",
+        },
+        start_coordinate: { type: "array", items: { type: "integer" }, minItems: 2, maxItems: 2, description: "[x, y] where left_click_drag starts." },
+        text: { type: "string", description: "Text to type, keys to press (key, hold_key), modifier keys held during a click, or the answer of done." },
+        scroll_direction: { type: "string", enum: ["up", "down", "left", "right"] },
+        scroll_amount: { type: "integer", minimum: 0, description: "Wheel notches to scroll." },
+        duration: { type: "number", minimum: 0, description: "Seconds, for wait and hold_key." },
+        url: { type: "string", description: "The URL to open (navigate, new_tab)." },
+        index: { type: "integer", minimum: 0, description: "Tab index, 0-based (switch_tab, close_tab)." },
+      },
+      required: ["action"],
+    },
+  },
+};
+
+const SYSTEM_PROMPT = `You are a GUI agent operating a web browser through screenshots and the computer tool.
+Each screenshot shows the whole browser viewport ({width}x{height} pixels). Act one step at a time: look at the latest screenshot, then call the computer tool.
+When the task is complete, stop calling tools and reply with a short final answer (include any information the task asked for).`;
+
+const OMITTED_SCREENSHOT = "[an earlier screenshot, omitted to keep the context short]";
+
+// ---------------------------------------------------------------------------
+// Transcript (screenshots are logged by size, not content)
+
+class Transcript {
+  private fd: number | null;
+
+  constructor(file: string | undefined) {
+    this.fd = null;
+    if (!file) return;
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.fd = openSync(file, "a");
+  }
+
+  event(type: string, fields: Record<string, unknown> = {}): void {
+    if (this.fd === null) return;
+    writeSync(this.fd, JSON.stringify({ ts: new Date().toISOString(), type, ...fields }) + "\n");
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The env server
+
+export class EnvServerError extends Error {}
+
+export class EnvServer {
+  constructor(private readonly url: string) {}
+
+  observe(): Promise<Observation> {
+    return this.request("GET", "/observation");
+  }
+
+  step(body: Record<string, unknown>): Promise<Observation> {
+    return this.request("POST", "/step", body);
+  }
+
+  private async request(method: string, route: string, body?: unknown): Promise<Observation> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.url.replace(/\/+$/, "")}${route}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new EnvServerError(`env server ${method} ${route}: ${describeError(err)}`);
+    }
+    const text = await res.text();
+    if (!res.ok) throw new EnvServerError(`env server ${method} ${route}: HTTP ${res.status}: ${text.slice(0, 500)}`);
+    try {
+      return JSON.parse(text) as Observation;
+    } catch {
+      throw new EnvServerError(`env server ${method} ${route}: the answer is not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+}
+
+/** The POST /step body for one computer-tool call. Browser actions go as canonical actions. */
+export function stepRequest(args: Record<string, unknown>): Record<string, unknown> {
+  switch (args.action) {
+    case "navigate":
+      if (typeof args.url !== "string" || args.url === "") throw new Error('navigate needs a "url"');
+      return { schema: "canonical", action: { type: "goto", url: args.url } };
+    case "go_back":
+    case "go_forward":
+      return { schema: "canonical", action: { type: args.action } };
+    case "new_tab":
+      return { schema: "canonical", action: { type: "new_tab", ...(typeof args.url === "string" && args.url ? { url: args.url } : {}) } };
+    case "switch_tab":
+    case "close_tab":
+      if (args.action === "switch_tab" && typeof args.index !== "number") throw new Error('switch_tab needs an "index"');
+      return { schema: "canonical", action: { type: args.action, ...(typeof args.index === "number" ? { index: args.index } : {}) } };
+    case "type":
+      // Sent as the equivalent canonical action: the env server's Anthropic translator (as of gui-env
+      // b65b8f8) reads any `text` as key names, so typing "hello world" would fail there.
+      if (typeof args.text !== "string") throw new Error('type needs a "text"');
+      return { schema: "canonical", action: { type: "type", text: args.text } };
+    default:
+      return { schema: "anthropic", action: args };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The model
+
+export class ModelApiError extends Error {
+  constructor(
+    readonly status: number | null,
+    readonly body: string,
+    readonly retryable: boolean,
+  ) {
+    super(status === null ? `model API error: ${body}` : `model API HTTP ${status}: ${body}`);
+  }
+}
+
+interface ModelReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage?: unknown;
+}
+
+async function callModelOnce(opts: GuiAgentOptions, messages: Message[]): Promise<ModelReply> {
+  const body: Record<string, unknown> = { model: opts.model ?? "policy", messages, tools: [COMPUTER_TOOL] };
+  if (opts.temperature !== undefined) body.temperature = opts.temperature;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  let res: Response;
+  try {
+    res = await fetch(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body) });
+  } catch (err) {
+    throw new ModelApiError(null, describeError(err), true);
+  }
+  const text = await res.text().catch(() => "");
+  if (!res.ok) throw new ModelApiError(res.status, text.slice(0, 2000), res.status === 429 || res.status >= 500);
+  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string | null }[]; usage?: unknown };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ModelApiError(null, `response is not JSON: ${text.slice(0, 500)}`, true);
+  }
+  const choice = parsed.choices?.[0];
+  if (!choice?.message) throw new ModelApiError(null, `response has no choices[0].message: ${text.slice(0, 500)}`, true);
+  return { content: choice.message.content ?? null, toolCalls: choice.message.tool_calls ?? [], finishReason: choice.finish_reason ?? null, usage: parsed.usage };
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as Error & { cause?: unknown }).cause;
+  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+}
+
+// ---------------------------------------------------------------------------
+// Context
+
+function screenshotPart(obs: Observation): ContentPart {
+  return { type: "image_url", image_url: { url: `data:${obs.screenshot.mime};base64,${obs.screenshot.data}` } };
+}
+
+function describePage(obs: Observation): string {
+  const page = `Page: ${obs.title || "(untitled)"} — ${obs.url}`;
+  const tabs = obs.tabs ?? [];
+  if (tabs.length < 2) return page;
+  return `${page}\nTabs: ${tabs.map((t) => `[${t.index}${t.active ? ", active" : ""}] ${t.title || t.url}`).join("; ")}`;
+}
+
+/**
+ * Keeps between `keep` and 2 × `keep` screenshots in the prompt: once there are more than 2 × `keep`, every
+ * image but the newest `keep` becomes a text note, all at once. Dropping in batches rather than one per turn
+ * leaves the prompt prefix unchanged for `keep` turns at a time, so the recorded calls still merge into
+ * training samples between drops (each drop edits the history and starts a new sample).
+ */
+export function dropOldScreenshots(messages: Message[], keep: number): void {
+  const images = messages.reduce((n, m) => n + (m.role === "user" && typeof m.content !== "string" ? m.content.filter((p) => p.type === "image_url").length : 0), 0);
+  if (images <= 2 * keep) return;
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "user" || typeof m.content === "string") continue;
+    m.content = m.content.map((part) => {
+      if (part.type !== "image_url") return part;
+      seen++;
+      return seen > keep ? { type: "text", text: OMITTED_SCREENSHOT } : part;
+    });
+  }
+}
+
+/** Messages as logged: images by size only. */
+function loggable(messages: Message[]): unknown[] {
+  return messages.map((m) =>
+    m.role === "user" && typeof m.content !== "string"
+      ? { ...m, content: m.content.map((p) => (p.type === "image_url" ? { type: "image_url", bytes: p.image_url.url.length } : p)) }
+      : m,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Loop
+
+export async function runGuiAgent(options: GuiAgentOptions): Promise<GuiAgentResult> {
+  const maxTurns = options.maxTurns ?? 30;
+  const keep = Math.max(1, options.keepScreenshots ?? 3);
+  const maxRetries = options.maxRetries ?? 4;
+  const retryBaseMs = options.retryBaseMs ?? 1000;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const env = new EnvServer(options.envUrl ?? "http://127.0.0.1:7000");
+  const transcript = new Transcript(options.transcriptPath);
+
+  const finish = (result: GuiAgentResult): GuiAgentResult => {
+    if (result.finalText !== null && options.answerPath) {
+      mkdirSync(path.dirname(options.answerPath), { recursive: true });
+      writeFileSync(options.answerPath, result.finalText);
+    }
+    transcript.event(result.exitCode === 0 ? "final" : "error", { turn: result.turns, text: result.finalText, error: result.error });
+    if (result.error) log(`[forge-gui-agent] ${result.error}`);
+    return result;
+  };
+
+  const callModel = async (turn: number, messages: Message[]): Promise<ModelReply> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await callModelOnce(options, messages);
+      } catch (err) {
+        if (!(err instanceof ModelApiError) || !err.retryable || attempt >= maxRetries) throw err;
+        const delay = Math.min(retryBaseMs * 2 ** attempt, 60_000);
+        log(`[forge-gui-agent] turn ${turn}: ${err.message.slice(0, 200)}; retry ${attempt + 1}/${maxRetries} in ${delay}ms`);
+        await sleep(delay);
+      }
+    }
+  };
+
+  try {
+    let obs: Observation;
+    try {
+      obs = await env.observe();
+    } catch (err) {
+      return finish({ exitCode: 1, turns: 0, finalText: null, error: (err as Error).message });
+    }
+    const messages: Message[] = [
+      { role: "system", content: SYSTEM_PROMPT.replace("{width}", String(obs.screenshot.width)).replace("{height}", String(obs.screenshot.height)) },
+      { role: "user", content: [{ type: "text", text: options.instruction }, { type: "text", text: describePage(obs) }, screenshotPart(obs)] },
+    ];
+    transcript.event("start", { model: options.model ?? "policy", max_turns: maxTurns, keep_screenshots: keep, messages: loggable(messages) });
+
+    for (let turn = 1; turn <= maxTurns; turn++) {
+      const started = Date.now();
+      dropOldScreenshots(messages, keep);
+      let reply: ModelReply;
+      try {
+        reply = await callModel(turn, messages);
+      } catch (err) {
+        return finish({ exitCode: 1, turns: turn, finalText: null, error: (err as Error).message });
+      }
+      messages.push({ role: "assistant", content: reply.content, ...(reply.toolCalls.length ? { tool_calls: reply.toolCalls } : {}) });
+      transcript.event("model_response", { turn, content: reply.content, tool_calls: reply.toolCalls, finish_reason: reply.finishReason, usage: reply.usage });
+      if (reply.toolCalls.length === 0) {
+        const finalText = reply.content ?? "";
+        await env.step({ schema: "canonical", action: { type: "done", answer: finalText } }).catch(() => undefined);
+        log(`[forge-gui-agent] turn ${turn}/${maxTurns}: final answer (${finalText.length} chars)`);
+        return finish({ exitCode: 0, turns: turn, finalText });
+      }
+
+      let doneAnswer: string | undefined;
+      for (const call of reply.toolCalls) {
+        const { result, observation, answer } = await runToolCall(env, call);
+        if (observation) obs = observation;
+        if (answer !== undefined) doneAnswer = answer;
+        transcript.event("tool_result", { turn, id: call.id, name: call.function.name, arguments: call.function.arguments, content: result });
+        messages.push({ role: "tool", tool_call_id: call.id, content: result });
+      }
+      if (doneAnswer !== undefined) {
+        log(`[forge-gui-agent] turn ${turn}/${maxTurns}: done`);
+        return finish({ exitCode: 0, turns: turn, finalText: doneAnswer });
+      }
+      // Chat tool messages carry text only: the new screen follows as a user message.
+      messages.push({ role: "user", content: [{ type: "text", text: `Screenshot after your action. ${describePage(obs)}` }, screenshotPart(obs)] });
+      log(`[forge-gui-agent] turn ${turn}/${maxTurns}: ${reply.toolCalls.map((c) => c.function.arguments).join(", ").slice(0, 200)} (${Date.now() - started}ms)`);
+    }
+    return finish({ exitCode: 2, turns: maxTurns, finalText: null, error: `max turns (${maxTurns}) reached without a final answer` });
+  } finally {
+    transcript.close();
+  }
+}
+
+/** Runs one tool call against the env server; every failure becomes a text result for the model. */
+async function runToolCall(env: EnvServer, call: ToolCall): Promise<{ result: string; observation?: Observation; answer?: string }> {
+  if (call.function.name !== COMPUTER_TOOL.function.name) return { result: `Error: unknown tool "${call.function.name}"; the only tool is "computer".` };
+  let args: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(call.function.arguments || "{}");
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("arguments must be a JSON object");
+    args = parsed as Record<string, unknown>;
+  } catch (err) {
+    return { result: `Error: invalid JSON arguments: ${(err as Error).message}` };
+  }
+  if (args.action === "done") {
+    const answer = typeof args.text === "string" ? args.text : "";
+    const observation = await env.step({ schema: "canonical", action: { type: "done", answer } }).catch(() => undefined);
+    return { result: "Done.", observation, answer };
+  }
+  let observation: Observation;
+  try {
+    observation = await env.step(stepRequest(args));
+  } catch (err) {
+    return { result: `Error: ${(err as Error).message}` };
+  }
+  const error = observation.last_action_error;
+  const result = error ? `Error (${error.code}): ${error.message}` : `OK: ${String(args.action)}. ${describePage(observation)}`;
+  return { result, observation };
+}
+
+// ---------------------------------------------------------------------------
+// CLI
+
+const USAGE = `usage: node forge-gui-agent.mjs --instruction-file FILE [--max-turns 30] [--keep-screenshots 3]
+                     [--env-url http://127.0.0.1:7000] [--transcript /logs/agent/transcript.jsonl] [--answer-file /logs/agent/answer.txt]
+env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE`;
+
+const FLAGS = ["instruction-file", "max-turns", "keep-screenshots", "env-url", "transcript", "answer-file"];
+
+function parseArgs(argv: string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument: ${arg}`);
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (name === "help") {
+      flags.set("help", "");
+      continue;
+    }
+    if (!FLAGS.includes(name)) throw new Error(`unknown option: --${name}`);
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new Error(`${arg} needs a value`);
+    flags.set(name, value);
+  }
+  return flags;
+}
+
+function positiveInt(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number, got "${value}"`);
+  return n;
+}
+
+export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
+  let options: GuiAgentOptions;
+  try {
+    const flags = parseArgs(argv);
+    if (flags.has("help")) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const instructionFile = flags.get("instruction-file");
+    if (!instructionFile) throw new Error("--instruction-file is required");
+    if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
+    const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
+    if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");
+    options = {
+      instruction: readFileSync(instructionFile, "utf8"),
+      baseUrl: env.OPENAI_BASE_URL,
+      apiKey: env.OPENAI_API_KEY,
+      model: env.OPENAI_MODEL || "policy",
+      temperature,
+      maxTurns: positiveInt(flags.get("max-turns"), "max-turns", 30),
+      keepScreenshots: positiveInt(flags.get("keep-screenshots"), "keep-screenshots", 3),
+      envUrl: flags.get("env-url") ?? "http://127.0.0.1:7000",
+      transcriptPath: flags.get("transcript") ?? "/logs/agent/transcript.jsonl",
+      answerPath: flags.get("answer-file") ?? "/logs/agent/answer.txt",
+    };
+  } catch (err) {
+    process.stderr.write(`forge-gui-agent: ${(err as Error).message}\n${USAGE}\n`);
+    return 1;
+  }
+  const result = await runGuiAgent(options);
+  if (result.finalText !== null) process.stdout.write(`${result.finalText}\n`);
+  return result.exitCode;
+}
+
+function isMainModule(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`forge-gui-agent: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
