@@ -77,6 +77,7 @@ export class ImageBuilder {
     const workspace = await this.ensureWorkspace();
     const plan = this.taskImagePlan(task);
     if (!plan.files) return workspace;
+    if (plan.usesBrowser) await this.ensureBrowser();
     return this.once(plan.tag, async () => {
       if (!(await this.exists(plan.tag))) await this.build(plan.tag, plan.files!, {}, task.config.environment.build_timeout_sec);
       return plan.tag;
@@ -93,18 +94,19 @@ export class ImageBuilder {
     return { tag: `openforge/workspace:${contentHash([this.baseTag(), ...files.flatMap((f) => [f.name, f.content])])}`, files };
   }
 
-  private taskImagePlan(task: Task): { tag: string; files?: { name: string; content: Buffer; mode?: number }[] } {
+  private taskImagePlan(task: Task): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean } {
     const workspace = this.workspacePlan().tag;
     const dockerfilePath = task.environmentDir && path.join(task.environmentDir, 'Dockerfile');
     if (!dockerfilePath || !existsSync(dockerfilePath)) return { tag: workspace };
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
-    const browser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile) ? await this.ensureBrowser() : undefined;
+    const usesBrowser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile);
+    const browser = usesBrowser ? this.browserPlan().tag : undefined;
     const resolved = dockerfile.replace(new RegExp(PROJECT_IMAGE_REF.source, 'gim'), (_m, from: string, which: string, _t, end: string) =>
       `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
     );
     const files = readTree(task.environmentDir!).map((f) => (f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f));
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
-    return { tag, files };
+    return { tag, files, usesBrowser };
   }
 
   /**
@@ -114,9 +116,7 @@ export class ImageBuilder {
    */
   async ensureBrowser(): Promise<string> {
     const base = await this.ensureBase();
-    const files = this.browserContext();
-    const buildargs = { NODE_VERSION: this.browserNodeVersion(), NPM_VERSION: BROWSER_NPM_VERSION };
-    const tag = `openforge/browser:${contentHash([base, JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+    const { tag, files, buildargs } = this.browserPlan();
     return this.once(tag, async () => {
       if (await this.exists(tag)) return tag;
       try {
@@ -129,6 +129,14 @@ export class ImageBuilder {
       }
       return tag;
     });
+  }
+
+  /** The browser image's tag and build inputs, computed from the inputs alone (nothing is built). */
+  private browserPlan(): { tag: string; files: { name: string; content: Buffer; mode?: number }[]; buildargs: Record<string, string> } {
+    const files = this.browserContext();
+    const buildargs = { NODE_VERSION: this.browserNodeVersion(), NPM_VERSION: BROWSER_NPM_VERSION };
+    const tag = `openforge/browser:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+    return { tag, files, buildargs };
   }
 
   private browserNodeVersion(): string {
