@@ -6,6 +6,7 @@ import { codex } from './codex/index.js';
 import { forgeAgent } from './forge-agent/index.js';
 import { nop } from './nop.js';
 import { openclaw } from './openclaw/index.js';
+import { opencode } from './opencode/index.js';
 import { oracle } from './oracle.js';
 import { qwenCode } from './qwen-code/index.js';
 import type { Harness } from './types.js';
@@ -18,6 +19,7 @@ const HARNESSES: Record<string, Harness> = {
   [openclaw.name]: openclaw,
   [claudeCode.name]: claudeCode,
   [codex.name]: codex,
+  [opencode.name]: opencode,
 };
 
 /** The harness a run config names; `custom` is built from its custom_harness section. */
