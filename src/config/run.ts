@@ -6,7 +6,7 @@ import { KubernetesSectionSchema } from '../sandbox/kubernetes/config.js';
 import { UserError } from '../util/errors.js';
 import { formatIssues } from './zod-errors.js';
 
-export const HARNESS_NAMES = ['forge-agent', 'forge-gui-agent', 'oracle', 'nop', 'qwen-code', 'openclaw', 'claude-code', 'codex', 'custom'] as const;
+export const HARNESS_NAMES = ['forge-agent', 'forge-gui-agent', 'oracle', 'nop', 'qwen-code', 'openclaw', 'claude-code', 'codex', 'opencode', 'custom'] as const;
 
 /**
  * `harness: custom`: a user-supplied harness binary (ZeroClaw, an in-house agent, …). Placeholders in

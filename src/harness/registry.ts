@@ -7,6 +7,7 @@ import { forgeAgent } from './forge-agent/index.js';
 import { forgeGuiAgent } from './forge-gui-agent/index.js';
 import { nop } from './nop.js';
 import { openclaw } from './openclaw/index.js';
+import { opencode } from './opencode/index.js';
 import { oracle } from './oracle.js';
 import { qwenCode } from './qwen-code/index.js';
 import type { Harness } from './types.js';
@@ -20,6 +21,7 @@ const HARNESSES: Record<string, Harness> = {
   [openclaw.name]: openclaw,
   [claudeCode.name]: claudeCode,
   [codex.name]: codex,
+  [opencode.name]: opencode,
 };
 
 /** The harness a run config names; `custom` is built from its custom_harness section. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveRunConfig } from '../../src/config/run.js';
@@ -56,6 +56,24 @@ export async function runHarness(
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Copies of claw-basic tasks with a longer agent timeout (the task folders, for runHarness): for harnesses
+ * whose own start (OpenClaw, opencode: tens of seconds, minutes on a busy machine) says nothing about what
+ * the test checks.
+ */
+export function withAgentTimeout(taskIds: string[], timeoutSec: number): string[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'of-tasks-'));
+  return taskIds.map((id) => {
+    const task = path.join(dir, id);
+    cpSync(path.join(CLAW_BASIC, id), task, { recursive: true });
+    const toml = readFileSync(path.join(task, 'task.toml'), 'utf8');
+    const raised = toml.replace(/(\[agent\][^[]*?timeout_sec\s*=\s*)\d+/, `$1${timeoutSec}`);
+    if (raised === toml) throw new Error(`${id}/task.toml has no [agent] timeout_sec to raise`);
+    writeFileSync(path.join(task, 'task.toml'), raised);
+    return task;
+  });
 }
 
 /** What a failed rollout left behind, for an assertion message. */

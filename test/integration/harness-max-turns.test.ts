@@ -1,10 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TURN_LIMIT_UPSTREAM } from '../../src/proxy/turn-limit.js';
 import { harnessLayer } from '../helpers/harness.js';
-import { CLAW_BASIC, explain, runHarness, toolNamesCalled, type HarnessRolloutRecord } from '../helpers/harness-run.js';
+import { explain, runHarness, toolNamesCalled, withAgentTimeout, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 
 // Codex and OpenClaw have no turn limit of their own: the proxy enforces max_turns. The reference solution
 // of this task has three steps (render, manifest, archive + checksum; partial credit per stage), so with
@@ -18,15 +17,12 @@ const HARNESSES = [
 const runs = new Map<string, HarnessRolloutRecord>();
 
 beforeAll(async () => {
-  // The task as shipped, with a longer agent timeout: OpenClaw alone takes 15–40 s (more on a busy machine)
-  // before its first call, and this test is about how the episode ends, not about that start.
-  const task = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-max-turns-')), TASK);
-  cpSync(path.join(CLAW_BASIC, TASK), task, { recursive: true });
-  const toml = readFileSync(path.join(task, 'task.toml'), 'utf8');
-  writeFileSync(path.join(task, 'task.toml'), toml.replace(/(\[agent\][^[]*?timeout_sec\s*=\s*)\d+/, '$1900'));
+  // OpenClaw alone takes 15–40 s (more on a busy machine) before its first call; this test is about how the
+  // episode ends, not about that start.
+  const [task] = withAgentTimeout([TASK], 900);
   for (const { name } of HARNESSES) {
     await harnessLayer(name);
-    const { rollouts } = await runHarness(name, [task], { concurrency: 1, max_turns: MAX_TURNS });
+    const { rollouts } = await runHarness(name, [task!], { concurrency: 1, max_turns: MAX_TURNS });
     runs.set(name, rollouts[0]!);
   }
 }, 2_400_000);

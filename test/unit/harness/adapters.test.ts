@@ -9,7 +9,7 @@ import { HARNESS_ROOT } from '../../../src/harness/layer.js';
 import { getHarness, harnessNames } from '../../../src/harness/registry.js';
 import type { HarnessContext } from '../../../src/harness/types.js';
 
-const REAL = ['qwen-code', 'openclaw', 'claude-code', 'codex'];
+const REAL = ['qwen-code', 'openclaw', 'claude-code', 'codex', 'opencode'];
 const SECRET = 'sess-0123456789abcdef';
 const BASE = `http://172.30.0.1:41234/s/${SECRET}/v1`;
 
@@ -85,6 +85,17 @@ describe('real-harness adapters', () => {
       model_providers: { openforge: { base_url: BASE, env_key: 'OPENFORGE_API_KEY', wire_api: 'responses', supports_websockets: false } },
     });
     expect(getHarness('codex').setup(ctx()).env.OPENFORGE_API_KEY).toBe(SECRET);
+
+    const opencode = getHarness('opencode').setup(ctx()).env;
+    expect(JSON.parse(opencode.OPENCODE_CONFIG_CONTENT!)).toMatchObject({
+      provider: { openforge: { npm: '@ai-sdk/openai-compatible', options: { baseURL: BASE, apiKey: SECRET }, models: { policy: {}, 'policy-small': {} } } },
+      model: 'openforge/policy',
+      small_model: 'openforge/policy-small',
+      autoupdate: false,
+      share: 'disabled',
+      plugin: [],
+    });
+    expect(opencode).toMatchObject({ OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_DEFAULT_PLUGINS: '1' });
   });
 
   it('turn off the harness sandbox and approval prompts in the headless command', () => {
@@ -92,5 +103,7 @@ describe('real-harness adapters', () => {
     expect(getHarness('claude-code').command(ctx())).toEqual(expect.arrayContaining(['-p', '--dangerously-skip-permissions', '--output-format', 'stream-json']));
     expect(getHarness('codex').command(ctx())).toEqual(expect.arrayContaining(['exec', '--json', '--dangerously-bypass-approvals-and-sandbox']));
     expect(getHarness('openclaw').command(ctx())).toEqual(expect.arrayContaining(['agent', '--local', '--json']));
+    expect(getHarness('opencode').command(ctx())).toEqual(expect.arrayContaining(['run', '--format', 'json']));
+    expect(JSON.parse(getHarness('opencode').setup(ctx()).env.OPENCODE_PERMISSION!)).toEqual({ '*': 'allow' });
   });
 });
