@@ -44,13 +44,16 @@ export class PromptDeltaWriter {
     return { baseSeq: best.seq, sharedLen: bestShared, suffix: prompt.slice(bestShared) };
   }
 
-  /** Drops a row remembered before its write failed: it must not serve as a base. */
+  /**
+   * Drops every row remembered under this seq, as when its write failed: it must not serve as a base
+   * (a failed duplicate may sit beside the stored row of the same seq, so both go).
+   */
   forget(rolloutId: string, seq: number): void {
     const list = this.byRollout.get(rolloutId);
-    const i = list?.findIndex((c) => c.seq === seq) ?? -1;
-    if (!list || i < 0) return;
-    this.cachedTokens -= list[i]!.tokens.length;
-    list.splice(i, 1);
+    if (!list) return;
+    const kept = list.filter((c) => c.seq !== seq);
+    for (const c of list) if (c.seq === seq) this.cachedTokens -= c.tokens.length;
+    this.byRollout.set(rolloutId, kept);
   }
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it: only stored rows may serve as a base. */

@@ -50,6 +50,22 @@ describe('batched call writes', () => {
     await store.close();
   });
 
+  it('never rebuilds a later prompt from a rejected duplicate row', async () => {
+    const store = await Store.open(tempDb());
+    await store.recordCall(turn('r', 1));
+    const other = Array.from({ length: 200 }, (_, i) => 5000 + i);
+    const duplicate = { ...turn('r', 1), promptTokenIds: other, completionTokenIds: [9] };
+    const batch = [store.recordCall(duplicate).catch((err: Error) => err.message), store.recordCall(turn('r', 2))];
+    expect(await batch[0]).toMatch(/UNIQUE/);
+    await batch[1];
+    // a prompt that continues the rejected duplicate's tokens, not the stored call 1's
+    const follow = { ...turn('r', 3), promptTokenIds: [...other, 9, 1, 2, 3] };
+    await store.recordCall(follow);
+    const calls = await store.listCalls('r');
+    expect(calls.map((c) => c.promptTokenIds)).toEqual([turn('r', 1).promptTokenIds, turn('r', 2).promptTokenIds, follow.promptTokenIds]);
+    await store.close();
+  });
+
   it('stores the request exactly as the harness sent it, and every call of a proxy closed with writes queued', async () => {
     const sim = await startSimServer({ policy: { name: 'ok', respond: () => ({ content: 'ok', toolCalls: [] }) } });
     const file = tempDb();
