@@ -58,7 +58,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const started = Date.now();
   const tasks = loadAllTasks(loaded.taskPaths);
   const harness = harnessFor(config);
-  const backend = options.backend ?? backendFor(config);
+  const backend = options.backend ?? (await backendFor(config));
   await backend.check();
   await backend.reap();
 
