@@ -43,7 +43,7 @@ describe('harness layers: an npm-installed harness shared read-only through a na
     expect(await again.ensureHarnessImage(LAYER)).toBe(harnessImage);
     expect((await again.ensureHarnessVolume(LAYER)).volume).toBe(mount.volume);
     expect(builds).toEqual([]);
-    expect(mount).toEqual({ volume: `openforge-harness-${LAYER}-${harnessImage.split(':')[1]}`, target: harnessRoot(LAYER), readOnly: true });
+    expect(mount).toEqual({ volume: `openforge-harness-${LAYER}-${harnessImage.split(':')[1]}`, target: harnessRoot(LAYER), readOnly: true, image: harnessImage });
   });
 
   it('runs the harness with the Node it ships, from a task container that does not contain it', async () => {

@@ -36,14 +36,14 @@ export function rolloutPod(opts: {
     if (!m.image) throw new RolloutError('infrastructure', `volume ${m.volume} names no image, so a cluster cannot provide it`);
     const name = `harness-${i}`;
     const image = registryRef(settings.images.registry, m.image);
-    mounts.push({ name, mountPath: m.target, readOnly: m.readOnly });
     if (settings.harness_install === 'image-volume') {
-      // The harness image's whole filesystem appears under the target; its install sits at the same path inside.
+      // The volume is the harness image's whole filesystem; its install sits at the same path inside it.
       volumes.push({ name, image: { reference: image, pullPolicy } });
-      mounts[mounts.length - 1]!.subPath = m.target.replace(/^\/+/, '');
+      mounts.push({ name, mountPath: m.target, readOnly: m.readOnly, subPath: m.target.replace(/^\/+/, '') });
       return;
     }
     volumes.push({ name, emptyDir: {} });
+    mounts.push({ name, mountPath: m.target, readOnly: m.readOnly });
     initContainers.push({
       name: `copy-${name}`,
       image,
