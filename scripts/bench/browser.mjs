@@ -27,6 +27,13 @@ const post = async (route, body) => {
   if (!res.ok) throw new Error(route + ' ' + res.status + ' ' + (await res.text()));
   return res.json();
 };
+// The page server (a services.d starter) may still be starting.
+for (let i = 0; ; i++) {
+  const ok = await fetch(url).then((r) => r.ok, () => false);
+  if (ok) break;
+  if (i > 600) throw new Error('the page server did not answer');
+  await new Promise((r) => setTimeout(r, 100));
+}
 // The raw baseline: a second Chromium with the same flags, same page, same viewport; Playwright's own screenshot.
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: false,
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });

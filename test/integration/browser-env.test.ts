@@ -27,7 +27,9 @@ describe('the browser image', { timeout: 240_000 }, () => {
     const health = await env.get<HealthResponse>('/health');
     expect(health).toEqual({ ok: true, browser: 'running', restarts: 0 });
     const ps = await env.sandbox.exec(['sh', '-c', 'ps -eo args']);
-    for (const proc of ['Xvfb :99', 'openbox', 'x11vnc', 'websockify', 'http.server 8000', 'server/main.js']) expect(ps.stdout).toContain(proc);
+    for (const proc of ['Xvfb :99', 'openbox', 'x11vnc', 'websockify', 'server/main.js']) expect(ps.stdout).toContain(proc);
+    const site = await env.sandbox.exec(['curl', '-sf', 'http://127.0.0.1:8000/targets.html']); // started from services.d
+    expect(site.stdout).toContain('Bravo');
     expect(ps.stdout).toMatch(/x11vnc .*-viewonly/);
     expect(ps.stdout).toMatch(/chromium .*--disable-dev-shm-usage/);
     expect(ps.stdout).not.toMatch(/chromium .*--headless/); // headed on the Xvfb display, so VNC shows it

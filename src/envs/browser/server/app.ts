@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { type HealthResponse, ResetRequestSchema, StepRequestSchema } from '../actions.js';
 import type { BrowserEnv } from './browser-env.js';
 import { EvaluatorError, evaluate } from './evaluate.js';
-import { handleMcp } from './mcp.js';
 
 export interface AppOptions {
   verifierDir: string;
@@ -59,6 +58,8 @@ export function buildApp(env: BrowserEnv, options: AppOptions): FastifyInstance 
 
   app.all('/mcp', async (req, reply) => {
     reply.hijack();
+    // Loaded on first use: the MCP SDK adds seconds to the server's start on a busy machine.
+    const { handleMcp } = await import('./mcp.js');
     await handleMcp(env, req.raw, reply.raw, req.body);
   });
 

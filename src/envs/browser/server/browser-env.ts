@@ -148,6 +148,7 @@ export class BrowserEnv {
     this.episode = undefined;
     await old?.close();
     await this.host.replaceIfDead(old?.context.browser() ?? undefined);
+    this.host.takeCrashNotice(); // this recovery is the one the notice asked for
     const start = url && url !== 'about:blank' ? url : this.last?.start_url;
     try {
       return await this.open({ ...(this.last ?? {}), start_url: start });
