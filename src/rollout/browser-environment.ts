@@ -1,4 +1,4 @@
-import type { BrowserSettings } from '../config/task.js';
+import { browserSettings, type BrowserSettings, type Task } from '../config/task.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { RolloutError } from '../util/errors.js';
 
@@ -10,6 +10,15 @@ export const LIVE_VIEW_PORT = 6080;
 
 const LOG_TAIL_CHARS = 3000;
 const RESET_ATTEMPTS = 3;
+const START_ATTEMPTS = 2;
+/** How many setup_timeout_sec the whole environment phase may take: two starts and the first reset. */
+export const ENVIRONMENT_PHASE_DEADLINES = START_ATTEMPTS + 1;
+
+/** The environment phase's whole deadline for a task: 0 for workspace tasks, which have none. */
+export function environmentPhaseSec(task: Task): number {
+  const browser = browserSettings(task);
+  return browser ? browser.setup_timeout_sec * ENVIRONMENT_PHASE_DEADLINES : 0;
+}
 /** Where start-browser-env sends each background service's output. */
 const SERVICE_LOGS = '/logs/services';
 
@@ -25,11 +34,15 @@ export function liveViewUrl(address: string): string {
  */
 export async function startBrowserEnvironment(box: Sandbox, settings: BrowserSettings): Promise<{ url: string; title: string }> {
   const timeoutSec = settings.setup_timeout_sec;
-  const started = await box.exec([START_BROWSER_ENV], { timeoutSec });
-  if (started.timedOut || started.exitCode !== 0) {
+  // The script is idempotent: a second run restarts only what died (e.g. an env server whose Chromium
+  // missed Playwright's launch deadline on a loaded machine).
+  for (let attempt = 1; ; attempt++) {
+    const started = await box.exec([START_BROWSER_ENV], { timeoutSec });
+    if (!started.timedOut && started.exitCode === 0) break;
+    if (attempt < START_ATTEMPTS) continue;
     const why = started.timedOut ? `did not finish within ${timeoutSec} s` : `exited with code ${started.exitCode}`;
     const logs = await serviceLogs(box);
-    throw new RolloutError('environment_setup', `${START_BROWSER_ENV} ${why}:\n${tail(`${started.stdout}${started.stderr}\n${logs}`)}`);
+    throw new RolloutError('environment_setup', `${START_BROWSER_ENV} ${why} (${attempt} attempts):\n${tail(`${started.stdout}${started.stderr}\n${logs}`)}`);
   }
   const deadline = Date.now() + timeoutSec * 1000;
   // start-browser-env waits for the env server, not for the task's sites: wait until the start page answers.

@@ -7,7 +7,7 @@ import type { RunNetwork, Sandbox, SandboxBackend, VolumeMount } from '../sandbo
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
-import { liveViewUrl, startBrowserEnvironment } from './browser-environment.js';
+import { environmentPhaseSec, liveViewUrl, startBrowserEnvironment } from './browser-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import type { SessionRegistry } from './sessions.js';
@@ -98,6 +98,8 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     throwIfAborted(deps.signal);
     const agentSec = config.timeouts.agent_sec ?? task.config.agent.timeout_sec;
     const verifierSec = config.timeouts.verifier_sec ?? task.config.verifier.timeout_sec;
+    const browser = browserSettings(task);
+    const environmentSec = environmentPhaseSec(task);
     sandbox = await timed('start', config.timeouts.start_sec, 'infrastructure', () =>
       deps.backend.create(rolloutSandboxSpec({ runId: deps.runId, rolloutId: slot.rolloutId, config, harness, task, image, mounts, network: deps.network, keepSec: deps.keepContainerSec })),
     );
@@ -105,9 +107,8 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     await log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);
 
     // ── environment ── (browser tasks: display, VNC, sites and env server, then the episode's first page)
-    const browser = browserSettings(task);
     if (browser) {
-      const page = await timed('environment', browser.setup_timeout_sec * 2, 'environment_setup', () => startBrowserEnvironment(box, browser));
+      const page = await timed('environment', environmentSec, 'environment_setup', () => startBrowserEnvironment(box, browser));
       const address = await box.address?.();
       if (address) {
         const url = liveViewUrl(address);

@@ -2,6 +2,7 @@ import type { RunConfig } from '../config/run.js';
 import type { Task } from '../config/task.js';
 import type { Harness } from '../harness/types.js';
 import type { RunNetwork, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import { environmentPhaseSec } from './browser-environment.js';
 
 /** What a rollout asks its backend for; shared by the orchestrator and `openforge k8s render`, so both agree. */
 export function rolloutSandboxSpec(opts: {
@@ -32,6 +33,6 @@ export function rolloutSandboxSpec(opts: {
     },
     network: opts.network,
     mounts: opts.mounts,
-    lifetimeSec: config.timeouts.start_sec + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120 + (opts.keepSec ?? 0),
+    lifetimeSec: config.timeouts.start_sec + environmentPhaseSec(task) + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120 + (opts.keepSec ?? 0),
   };
 }

@@ -75,9 +75,11 @@ describe('openforge run on browser tasks', () => {
   it('solves them with forge-gui-agent + sim:oracle, records screenshots and computer calls, and prints a live view that answers', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-browser-run-'));
     const file = path.join(dir, 'run.yaml');
+    // One Chromium at a time: on a loaded shared machine two cold starts at once can miss the env server's
+    // 30 s browser-launch deadline (envs/browser-basic/run.yaml runs 2 at a time).
     writeFileSync(
       file,
-      `tasks: ${FIXTURES}\nharness: forge-gui-agent\nmodel:\n  upstream: sim:oracle\nnetwork: proxy-only\nconcurrency: 2\nrollouts_per_task: 1\noutput: out\n`,
+      `tasks: ${FIXTURES}\nharness: forge-gui-agent\nmodel:\n  upstream: sim:oracle\nnetwork: proxy-only\nconcurrency: 1\nrollouts_per_task: 1\noutput: out\n`,
     );
     const res = await runCli(file);
     expect(res.code, res.stderr).toBe(0);
@@ -154,7 +156,7 @@ describe('openforge run on browser tasks', () => {
 
   it('scores 0 with the nop harness (the graders read the site, not the agent)', async () => {
     const output = mkdtempSync(path.join(os.tmpdir(), 'of-browser-nop-'));
-    const loaded = resolveRunConfig({ tasks: FIXTURES, harness: 'nop', network: 'none', concurrency: 2, output }, path.join(output, 'run.yaml'));
+    const loaded = resolveRunConfig({ tasks: FIXTURES, harness: 'nop', network: 'none', concurrency: 1, output }, path.join(output, 'run.yaml'));
     const urls: string[] = [];
     const summary = await executeRun(loaded, { onLiveView: (v) => urls.push(v.url) });
     expect(summary.tasks.map((t) => [t.taskId, t.rewards, t.errors])).toEqual([
