@@ -63,15 +63,18 @@ npm run build --silent
 log "building images"
 node bin/openforge.js images build --quiet --tasks envs/claw-basic
 
-# 6. Harness layers: npm over https inside a build needs this machine's trust store when a TLS-inspecting
-# proxy sits in between, so the system bundle is passed in (it is not part of the image tags).
+# 6. The browser image and harness layers install npm packages over https inside the build, which needs
+# this machine's trust store when a TLS-inspecting proxy sits in between, so the system bundle is passed
+# in (used by the build stage only: it is not part of these images' tags).
+if [ -z "${OPENFORGE_EXTRA_CA:-}" ]; then
+  for ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
+    if [ -s "$ca" ]; then export OPENFORGE_EXTRA_CA="$ca"; break; fi
+  done
+fi
+log "building the browser image and browser-basic task images${OPENFORGE_EXTRA_CA:+ with CA bundle $OPENFORGE_EXTRA_CA}"
+node bin/openforge.js images browser --quiet --tasks envs/browser-basic
 if [ -n "$harnesses" ]; then
-  if [ -z "${OPENFORGE_EXTRA_CA:-}" ]; then
-    for ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
-      if [ -s "$ca" ]; then export OPENFORGE_EXTRA_CA="$ca"; break; fi
-    done
-  fi
-  log "building harness layers (${harnesses})${OPENFORGE_EXTRA_CA:+ with CA bundle $OPENFORGE_EXTRA_CA}"
+  log "building harness layers (${harnesses})"
   if [ "$harnesses" = "all" ]; then node bin/openforge.js images harness --quiet
   else node bin/openforge.js images harness --quiet ${harnesses//,/ }; fi
 fi

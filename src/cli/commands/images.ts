@@ -26,7 +26,7 @@ export function imagesCommand(): Command {
   const images = new Command('images').description('build and inspect the images rollouts run in');
   images
     .command('build')
-    .description('build the base (debootstrap), workspace and browser images, tagged by content hash; unchanged inputs are reused')
+    .description('build the base (debootstrap) and workspace images (and task images), tagged by content hash; unchanged inputs are reused')
     .option('--extra-ca <file>', 'PEM bundle made available to builds that fetch over https (also $OPENFORGE_EXTRA_CA)')
     .option('--tasks <dir>', 'also build the images of these tasks (a suite or task folder)')
     .option('-q, --quiet', 'print only the image tags')
@@ -34,6 +34,18 @@ export function imagesCommand(): Command {
       const builder = await imageBuilder(opts);
       process.stdout.write(`base       ${await builder.ensureBase()}\n`);
       process.stdout.write(`workspace  ${await builder.ensureWorkspace()}\n`);
+      for (const task of opts.tasks ? loadTasks(opts.tasks) : []) {
+        process.stdout.write(`task       ${await builder.ensureTaskImage(task)}\n`);
+      }
+    });
+  images
+    .command('browser')
+    .description('build the browser image (Chromium, Xvfb, VNC/noVNC, the env server) and, with --tasks, browser task images')
+    .option('--extra-ca <file>', 'PEM bundle for npm over https inside the build (also $OPENFORGE_EXTRA_CA); not part of the image tag')
+    .option('--tasks <dir>', 'also build the images of these tasks (a suite or task folder)')
+    .option('-q, --quiet', 'print only the image tags')
+    .action(async (opts: { extraCa?: string; tasks?: string; quiet?: boolean }) => {
+      const builder = await imageBuilder(opts);
       process.stdout.write(`browser    ${await builder.ensureBrowser()}\n`);
       for (const task of opts.tasks ? loadTasks(opts.tasks) : []) {
         process.stdout.write(`task       ${await builder.ensureTaskImage(task)}\n`);

@@ -15,9 +15,9 @@ export const fromAnthropic: Translator = (raw, ctx) => {
     return fromScreenshot(x, y, ctx);
   };
   const maybeAt = () => (a.coordinate === undefined ? [] : [{ type: 'move' as const, ...at() }]);
-  // `text` on a click holds modifier keys to press during it (e.g. "shift").
-  const modifiers = typeof a.text === 'string' && a.text.trim() ? chords(a.text).flat() : undefined;
   const click = (button: 'left' | 'right' | 'middle', count: 1 | 2 | 3): CanonicalAction[] => {
+    // `text` on a click holds modifier keys to press during it (e.g. "shift"); on other actions it is not keys.
+    const modifiers = typeof a.text === 'string' && a.text.trim() ? chords(a.text).flat() : undefined;
     if (a.coordinate === undefined) {
       return [{ type: 'click', ...ctx.mouse, button, count, ...(modifiers ? { modifiers } : {}) }];
     }

@@ -53,6 +53,7 @@ describe('Anthropic computer_20250124', () => {
     expect(translate('anthropic', { action: 'triple_click', coordinate: [5, 6] }, ctx)[0]).toMatchObject({ count: 3 });
     expect(translate('anthropic', { action: 'hold_key', text: 'shift', duration: 0.5 }, ctx)).toEqual([{ type: 'key_down', key: 'Shift' }, { type: 'wait', ms: 500 }, { type: 'key_up', key: 'Shift' }]);
     expect(translate('anthropic', { action: 'wait', duration: 2 }, ctx)).toEqual([{ type: 'wait', ms: 2000 }]);
+    expect(translate('anthropic', { action: 'type', text: 'hello world, 2 + 2 = 4' }, ctx)).toEqual([{ type: 'type', text: 'hello world, 2 + 2 = 4' }]);
     expect(translate('anthropic', { action: 'zoom', region: [0, 0, 640, 400] }, ctx)).toEqual([{ type: 'zoom', region: [0, 0, 640, 400] }]);
     expect(translate('anthropic', { action: 'left_mouse_down' }, ctx)).toEqual([{ type: 'mouse_down', button: 'left' }]);
   });
