@@ -118,15 +118,7 @@ export class ImageBuilder {
     const base = await this.ensureBase();
     const { tag, files, buildargs } = this.browserPlan();
     return this.once(tag, async () => {
-      if (await this.exists(tag)) return tag;
-      try {
-        await this.build(tag, [...files, this.extraCa()], { BASE_IMAGE: base, ...buildargs }, 1800);
-      } catch (err) {
-        if (!this.options.extraCaFile && /certificate/i.test(errorMessage(err))) {
-          throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here; pass the host's CA bundle (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
-        }
-        throw err;
-      }
+      if (!(await this.exists(tag))) await this.buildFetchingStage(tag, files, { BASE_IMAGE: base, ...buildargs });
       return tag;
     });
   }
@@ -179,17 +171,24 @@ export class ImageBuilder {
     const tag = this.harnessImageTag(name);
     const { files, buildargs } = this.harnessContext(name);
     return this.once(tag, async () => {
-      if (await this.exists(tag)) return tag;
-      try {
-        await this.build(tag, [...files, this.extraCa()], { BASE_IMAGE: base, ...buildargs }, 1800);
-      } catch (err) {
-        if (!this.options.extraCaFile && /certificate/i.test(errorMessage(err))) {
-          throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here; pass the host's CA bundle (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
-        }
-        throw err;
-      }
+      if (!(await this.exists(tag))) await this.buildFetchingStage(tag, files, { BASE_IMAGE: base, ...buildargs });
       return tag;
     });
+  }
+
+  /**
+   * Builds an image whose build stage installs npm packages over https (harness layers, the browser image):
+   * the extra CA reaches that stage only, and a certificate error without one says how to pass it.
+   */
+  private async buildFetchingStage(tag: string, files: { name: string; content: Buffer; mode?: number }[], buildargs: Record<string, string>): Promise<void> {
+    try {
+      await this.build(tag, [...files, this.extraCa()], buildargs, 1800);
+    } catch (err) {
+      if (!this.options.extraCaFile && /certificate/i.test(errorMessage(err))) {
+        throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here; pass the host's CA bundle (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
+      }
+      throw err;
+    }
   }
 
   /** The tag ensureHarnessImage gives a layer, computed from the inputs alone (nothing is built). */
