@@ -145,7 +145,7 @@ describe('Ctrl-C', () => {
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     expect(code).toBe(130);
-    expect(Date.now() - interruptedAt).toBeLessThan(20_000);
+    expect(Date.now() - interruptedAt).toBeLessThan(60_000); // no waiting for agent or verifier timeouts (a busy engine can take a while to remove containers)
     const runId = /run (run-\S+):/.exec(stderr)![1]!;
     const { backend } = await workspaceImage();
     expect(await backend.docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).toHaveLength(0);
