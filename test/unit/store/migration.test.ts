@@ -38,7 +38,7 @@ async function versionTwoStore(file: string): Promise<void> {
   await db.close();
 }
 
-describe('schema migration 3: token columns before the request and response', () => {
+describe('schema migration 4: token columns before the request and response', () => {
   it('moves a version-2 store over unchanged: calls, prompt deltas, uniqueness and export', async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'of-migrate-'));
     const file = path.join(dir, STORE_FILE);
