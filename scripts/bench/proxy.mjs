@@ -10,7 +10,14 @@
 // a CPU of its own and the sim + load generator the other, as when the upstream is a GPU host.
 // Targets run in interleaved rounds, and the 1-minute load average is printed: other work on the
 // machine skews every number.
+// Two upstream speeds: `instant` — non-streamed answers come at once, so the sim's and the servers'
+// CPU is all that limits a run (a stress test of the proxy's CPU per call); `paced` — non-streamed
+// answers take as long as streaming their tokens would (--pace-token-ms per token), as a model
+// server's do, which is what a harness sees in production. Every target asks the upstream for the
+// same work: the direct and pass-through requests carry the token-capture fields the proxy adds
+// (logprobs, return_token_ids, usage in streams), so the upstream answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
+//                                [--upstreams instant,paced] [--pace-token-ms 5]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink] [--skip-memory]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -32,6 +39,8 @@ const { values } = parseArgs({
     sink: { type: 'string', default: 'store' },
     levels: { type: 'string', default: '1,64,256' },
     'token-delay-ms': { type: 'string', default: '20' },
+    upstreams: { type: 'string', default: 'instant,paced' },
+    'pace-token-ms': { type: 'string', default: '5' },
     streams: { type: 'string', default: '1000' },
     quick: { type: 'boolean', default: false },
     targets: { type: 'string', default: 'direct,passthrough,proxy,proxy-nosink' },
@@ -245,12 +254,13 @@ const ROUNDS = 3;
  * generator share CPU 0, the proxy or pass-through gets CPU 1 — as when the upstream is on a
  * GPU host of its own; unpinned, all of them share both CPUs.
  */
-async function runMode(mode, { simUrl, dir, levels, scale, targets }) {
+async function runMode(mode, { simUrl, speed, dir, levels, scale, targets }) {
+  const paced = speed === 'paced';
   const pinned = mode === 'pinned';
   if (pinned && !pinSelf('0')) throw new Error('taskset failed: cannot run the pinned mode');
   const hop = pinned ? 1 : undefined;
   const procs = {
-    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}.db`)], hop),
+    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`)], hop),
     'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none'], hop),
     passthrough: child('passthrough', ['--upstream', simUrl], hop),
   };
@@ -263,9 +273,15 @@ async function runMode(mode, { simUrl, dir, levels, scale, targets }) {
     proxy: info.proxy.secrets.map((secret) => `${info.proxy.url}/s/${secret}/v1/chat/completions`),
     'proxy-nosink': info['proxy-nosink'].secrets.map((secret) => `${info['proxy-nosink'].url}/s/${secret}/v1/chat/completions`),
   };
-  const body = JSON.stringify(requestBody(false));
+  // what the proxy adds to every upstream request, sent by the other targets themselves: same upstream work
+  const tokenCapture = { logprobs: true, return_token_ids: true };
+  const streamCapture = { ...tokenCapture, stream_options: { include_usage: true } };
   // streams are capped at 8 tokens: TTFB/TTFT are about their start, and a long tail only costs time
-  const streamBody = JSON.stringify({ ...requestBody(true), max_tokens: 8 });
+  const bodies = (capture) => ({
+    whole: JSON.stringify({ ...requestBody(false), ...(capture ? tokenCapture : {}) }),
+    stream: JSON.stringify({ ...requestBody(true), max_tokens: 8, ...(capture ? streamCapture : {}) }),
+  });
+  const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false) };
 
   const drain = async (target) => {
     // the records of a target's calls are written before anything else runs (and count in its CPU)
@@ -275,16 +291,17 @@ async function runMode(mode, { simUrl, dir, levels, scale, targets }) {
   };
   const rows = [];
   for (const concurrency of levels) {
-    const requests = Math.round(Math.max(1_000, concurrency * 16) * scale);
-    const streams = Math.round(Math.max(120, concurrency * 4) * scale);
+    // paced calls last ~0.25 s each: fewer of them; streams are paced in both speeds, measured once
+    const requests = Math.round((paced ? Math.max(200, concurrency * 10) : Math.max(1_000, concurrency * 16)) * scale);
+    const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale);
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0 }]));
     const run = (target, text, count, warmup) =>
       loadgen.ask({ type: 'run', target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup });
     // Warm every target up, then interleave short rounds in a rotating order, so that a burst of
     // load from elsewhere on the machine hits every target alike instead of one of them.
     for (const target of targets) {
-      await run(target, body, 0, Math.min(requests, 200 + concurrency));
-      await run(target, streamBody, 0, concurrency);
+      await run(target, bodyFor[target].whole, 0, Math.min(requests, (paced ? 0 : 200) + concurrency));
+      if (streams > 0) await run(target, bodyFor[target].stream, 0, concurrency);
       await drain(target);
     }
     for (let round = 0; round < ROUNDS; round++) {
@@ -292,13 +309,15 @@ async function runMode(mode, { simUrl, dir, levels, scale, targets }) {
       for (const target of order) {
         const server = procs[target];
         const before = server ? await server.ask({ type: 'cpu' }) : null;
-        const whole = await run(target, body, Math.ceil(requests / ROUNDS), 0);
+        const whole = await run(target, bodyFor[target].whole, Math.ceil(requests / ROUNDS), 0);
         await drain(target);
         if (server) collected[target].cpuMs += (await server.ask({ type: 'cpu' })).ms - before.ms;
         collected[target].whole.push(...whole.samples);
         collected[target].wholeWallMs += whole.wallMs;
-        collected[target].stream.push(...(await run(target, streamBody, Math.ceil(streams / ROUNDS), 0)).samples);
-        await drain(target);
+        if (streams > 0) {
+          collected[target].stream.push(...(await run(target, bodyFor[target].stream, Math.ceil(streams / ROUNDS), 0)).samples);
+          await drain(target);
+        }
       }
     }
     const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {} };
@@ -316,7 +335,7 @@ async function runMode(mode, { simUrl, dir, levels, scale, targets }) {
   procs.passthrough.proc.send({ type: 'close' });
   loadgen.proc.send({ type: 'exit' });
   if (pinned) pinSelf(`0-${os.cpus().length - 1}`);
-  return { mode, rows, recorded: closed.recorded, rssAfterLoad };
+  return { mode, speed, rows, recorded: closed.recorded, rssAfterLoad };
 }
 
 /** A fresh proxy process holding `count` open streams from a very slow sim: its RSS. */
@@ -362,14 +381,25 @@ async function main() {
   const canPin = os.cpus().length >= 2 && spawnSync('taskset', ['-p', String(process.pid)]).status === 0;
   const modes = values.modes.split(',').filter((m) => m !== 'pinned' || canPin);
   const policy = { name: 'bench', respond: () => ({ content: ANSWER, toolCalls: [] }) };
-  const sim = await startSimServer({ policy, tokenDelayMs });
+  const speeds = values.upstreams.split(',');
+  for (const s of speeds) if (!['instant', 'paced'].includes(s)) throw new Error(`unknown upstream speed ${s}: use instant, paced`);
+  const sims = {
+    instant: await startSimServer({ policy, tokenDelayMs }),
+    paced: await startSimServer({ policy, tokenDelayMs: Number(values['pace-token-ms']), paceWholeAnswers: true }),
+  };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'of-bench-proxy-'));
   const results = [];
-  for (const mode of modes) results.push(await runMode(mode, { simUrl: sim.url, dir, levels, scale, targets }));
-  await sim.close();
+  for (const mode of modes) {
+    for (const speed of speeds) {
+      // a paced call lasts ~0.25 s: at low concurrency nothing queues, so `instant` says all there is
+      const speedLevels = speed === 'paced' ? levels.filter((c) => c >= 16) : levels;
+      if (speedLevels.length) results.push(await runMode(mode, { simUrl: sims[speed].url, speed, dir, levels: speedLevels, scale, targets }));
+    }
+  }
+  await Promise.all(Object.values(sims).map((sim) => sim.close()));
   const memory = values['skip-memory'] ? null : await measureStreamsMemory({ policy, dir, count: Number(values.streams) });
   rmSync(dir, { recursive: true, force: true });
-  report(results, memory, { tokenDelayMs, targets, loadAtStart });
+  report(results, memory, { tokenDelayMs, paceTokenMs: Number(values['pace-token-ms']), targets, loadAtStart });
 }
 
 /** A mid-sized agent turn: system prompt, one tool, a short history (~4 KB). */
@@ -389,18 +419,19 @@ function requestBody(stream) {
   };
 }
 
-function report(results, memory, { tokenDelayMs, targets, loadAtStart }) {
+function report(results, memory, { tokenDelayMs, paceTokenMs, targets, loadAtStart }) {
   const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; sim tokenDelayMs ${tokenDelayMs}; loopback; ${ROUNDS} interleaved rounds per target`);
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; loopback; ${ROUNDS} interleaved rounds per target`);
   console.log('targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)');
-  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, modes: [] };
-  for (const { mode, rows, recorded } of results) {
-    console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'} ==`);
+  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, modes: [] };
+  for (const { mode, speed, rows, recorded } of results) {
+    const upstream = speed === 'paced' ? 'paced upstream (answers take as long as generating them)' : 'instant upstream (CPU stress)';
+    console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
     console.log('non-streaming (ms); added = target − direct; thr = throughput / direct; cpu = server process CPU per call, all threads');
     console.log('conc  target          p50     p99   req/s  err |  +p50    +p99    thr   cpu µs');
-    const modeJson = { mode, recorded, levels: [] };
+    const modeJson = { mode, speed, recorded, levels: [] };
     for (const row of rows) {
       const d = row.whole.direct;
       for (const target of targets) {
@@ -410,9 +441,9 @@ function report(results, memory, { tokenDelayMs, targets, loadAtStart }) {
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
       }
     }
-    console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
-    console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  errors');
-    for (const row of rows) {
+    if (speed !== 'paced') console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
+    if (speed !== 'paced') console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  errors');
+    for (const row of speed === 'paced' ? [] : rows) {
       const d = row.stream.direct;
       for (const target of targets) {
         const r = row.stream[target];

@@ -5,6 +5,16 @@ import { logprobEntries } from './pseudo-logprobs.js';
 import { SIM_FINGERPRINT } from './sim-labels.js';
 import { tokenText } from './tokenizer.js';
 
+/** How many `tokenDelayMs` pauses streaming `completion` takes: one per chunk after the role chunk. */
+export function streamPauses(completion: ResponseInput['completion']): number {
+  let pauses = 1; // before the finish chunk
+  for (const piece of completion.pieces) {
+    if (piece.kind === 'tool-header') pauses += 1;
+    else if (piece.kind === 'content' || piece.kind === 'reasoning' || piece.kind === 'tool-arguments') pauses += piece.ids.length;
+  }
+  return pauses;
+}
+
 /**
  * The SSE events of a streamed response, vLLM-style: a role chunk (with `prompt_token_ids`), one
  * chunk per generated token, a tool call's name in one chunk and its arguments token by token,

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Task } from '../config/task.js';
 import { chatCompletionBody, newCompletionId, type ResponseInput } from './chat-response.js';
-import { chatCompletionEvents } from './chat-stream.js';
+import { chatCompletionEvents, streamPauses } from './chat-stream.js';
 import { renderPrompt } from './chat-template.js';
 import { buildCompletion } from './completion.js';
 import { parseChatRequest } from './parse-chat-request.js';
@@ -24,6 +25,11 @@ export interface SimServerOptions {
   modelName?: string;
   /** Pause before each streamed chunk, to give streams a realistic duration. */
   tokenDelayMs?: number;
+  /**
+   * Non-streamed answers take as long as their stream would (one `tokenDelayMs` per chunk), as an
+   * engine's do: it generates the same tokens either way. Off: non-streamed answers come at once.
+   */
+  paceWholeAnswers?: boolean;
   /** The recorded answers a `replay` spec plays back. */
   replayAnswers?: readonly PolicyAnswer[];
   /** Prompt plus max_tokens beyond this is refused with 400, as vLLM does. */
@@ -122,7 +128,11 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
       promptIds,
       completion: buildCompletion(answer, maxTokens),
     };
-    if (!request.stream) return chatCompletionBody(input);
+    if (!request.stream) {
+      const paceMs = options.paceWholeAnswers ? (options.tokenDelayMs ?? 0) * streamPauses(input.completion) : 0;
+      if (paceMs > 0) await sleep(paceMs);
+      return chatCompletionBody(input);
+    }
     reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
     return reply.send(Readable.from(chatCompletionEvents(input, options.tokenDelayMs ?? 0)));
   });

@@ -71,18 +71,40 @@ export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, ti
   });
 }
 
-/** Reads a (small) response body to text, giving up after `limit` bytes. */
-export async function readText(response: http.IncomingMessage, limit = 1 << 20): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of response) {
-    const buffer = part as Buffer;
-    size += buffer.length;
-    if (size > limit) {
-      response.destroy();
-      throw new Error(`upstream response larger than ${limit} bytes`);
-    }
-    parts.push(buffer);
-  }
-  return Buffer.concat(parts).toString('utf8');
+/**
+ * Reads a response body to text, giving up after `limit` bytes. Plain 'data' events: an async
+ * iterator costs a promise and a stream watcher per chunk, on the path of every non-streamed call.
+ */
+export function readText(response: http.IncomingMessage, limit = 1 << 20): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (part: Buffer) => {
+      size += part.length;
+      if (size > limit) {
+        cleanup();
+        response.destroy();
+        reject(new Error(`upstream response larger than ${limit} bytes`));
+        return;
+      }
+      parts.push(part);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts, size).toString('utf8'));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    // a body destroyed before its end (timeout, abort) ends in 'close' without 'end' or 'error'
+    const onClose = () => {
+      cleanup();
+      reject(response.errored ?? new Error('upstream response closed before its end'));
+    };
+    const cleanup = () => {
+      response.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    response.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }

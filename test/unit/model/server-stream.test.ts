@@ -158,4 +158,25 @@ describe('sim server, streaming', () => {
       await slow.close();
     }
   });
+
+  it('with paceWholeAnswers, takes as long for a whole answer as for its stream, and answers the same', async () => {
+    const instant = await startSimServer({ policy: richPolicy });
+    const paced = await startSimServer({ policy: richPolicy, tokenDelayMs: 5, paceWholeAnswers: true });
+    try {
+      const { events } = await postStream(`${paced.url}/chat/completions`, { messages, stream: true });
+      const chunks = events.length - 2;
+      const ask = async (url: string) => {
+        const started = performance.now();
+        const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages }) });
+        return { body: (await response.json()) as { choices: { message: unknown }[] }, elapsed: performance.now() - started };
+      };
+      const whole = await ask(paced.url);
+      expect(whole.elapsed).toBeGreaterThanOrEqual(chunks * 5 * 0.9);
+      // tool call ids are fresh per answer
+      const shape = (body: { choices: { message: unknown }[] }) => JSON.stringify(body.choices[0]?.message).replace(/"id":"[^"]+"/g, '"id":"…"');
+      expect(shape(whole.body)).toBe(shape((await ask(instant.url)).body));
+    } finally {
+      await Promise.all([instant.close(), paced.close()]);
+    }
+  });
 });
