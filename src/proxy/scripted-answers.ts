@@ -22,8 +22,6 @@ export interface ScriptedMessage {
  */
 export interface ScriptedAnswer {
   message: ScriptedMessage;
-  /** Where the answer comes from, for the record, e.g. "recorded answer of call 3". */
-  source: string;
   /**
    * The token ids the answer may be recorded with, given the request the harness sent: real ids
    * (the ones the upstream produced for this very prompt) or null. Null records the call with no

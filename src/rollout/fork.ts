@@ -86,11 +86,10 @@ export async function planFork(
   const replayed = calls.filter((c) => c.seq < atSeq && c.label === 'policy' && c.status === 200);
   const script: ScriptedAnswer[] = replayed.map((call) => ({
     message: recordedAnswer(call),
-    source: `recorded answer of call ${call.seq}`,
     tokensFor: (requestBody) => (sameTokenizer ? recordedTokens(call, requestBody) : null),
   }));
   // The edited answer was never sampled: no ids, so it is never trained on as the model's tokens.
-  script.push({ message: edited, source: `edited answer for call ${atSeq}`, tokensFor: () => null });
+  script.push({ message: edited, tokensFor: () => null });
   return { episode, script };
 }
 

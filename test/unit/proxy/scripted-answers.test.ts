@@ -22,13 +22,12 @@ function scripted(seen: unknown[] = []): ScriptedAnswer[] {
   return [
     {
       message: { content: 'Listing.', tool_calls: [{ id: 'call_rec1', type: 'function', function: { name: 'shell', arguments: '{"command":"ls"}' } }] },
-      source: 'recorded answer of call 1',
       tokensFor: (body) => {
         seen.push(body);
         return TOKENS;
       },
     },
-    { message: { content: 'The edited answer.' }, source: 'edited answer for call 2', tokensFor: () => null },
+    { message: { content: 'The edited answer.' }, tokensFor: () => null },
   ];
 }
 
