@@ -15,6 +15,7 @@ import type { PauseSwitch } from './pause-switch.js';
 import type { LocalCall, PreparedCall, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { recordedCall } from './recorded-call.js';
+import { answerScripted, type ScriptCursor } from './scripted-answers.js';
 import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
 import type { UpstreamPool } from './upstream/upstream-pool.js';
 
@@ -27,6 +28,7 @@ export interface ModelCallDeps {
   pause: PauseSwitch;
   policyModels: readonly string[] | undefined;
   turns: TurnBudget;
+  scripts: ScriptCursor;
 }
 
 /**
@@ -77,7 +79,7 @@ async function serveCall(
   let outcome: CallOutcome;
   try {
     call = protocol.prepare(body);
-    outcome = await forward(deps, protocol, call, session, res, abort.signal, elapsedMs);
+    outcome = await forward(deps, protocol, call, session, body, res, abort.signal, elapsedMs);
   } catch (err) {
     outcome = failure(protocol, err, res, abort.signal, deps.pool.stickyUrl(session), elapsedMs);
   }
@@ -92,6 +94,7 @@ async function forward(
   protocol: Protocol,
   call: PreparedCall | LocalCall,
   session: ProxySession,
+  body: unknown,
   res: ServerResponse,
   signal: AbortSignal,
   elapsedMs: () => number,
@@ -101,10 +104,13 @@ async function forward(
     const responseJson = writeJson(res, 200, body);
     return { status: 200, response: body, responseJson, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: deps.pool.stickyUrl(session) };
   }
+  const isPolicy = callLabel(call.label, call.model, deps.policyModels) === 'policy';
   const limit = session.maxPolicyCalls;
-  if (limit !== undefined && callLabel(call.label, call.model, deps.policyModels) === 'policy' && deps.turns.spend(session.secret, limit)) {
+  if (limit !== undefined && isPolicy && deps.turns.spend(session.secret, limit)) {
     return answerTurnLimit(call, limit, res, deps.keepaliveMs, elapsedMs);
   }
+  const scripted = isPolicy ? deps.scripts.take(session.secret, session.script) : undefined;
+  if (scripted) return answerScripted(call, scripted, body, res, deps.keepaliveMs, elapsedMs);
   const answer = await deps.pool.postChat(call.upstreamRequest, session, signal);
   if (!answer.ok) {
     const headers: Record<string, string> = answer.retryAfter ? { 'retry-after': answer.retryAfter } : {};

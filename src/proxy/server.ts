@@ -8,6 +8,7 @@ import { InFlightCalls } from './in-flight.js';
 import { rejectDeepJson } from './json-depth.js';
 import { MultiHostServers } from './listen.js';
 import { modelCallHandler } from './model-call.js';
+import { ScriptCursor } from './scripted-answers.js';
 import { TurnBudget } from './turn-limit.js';
 import { modelsHandler } from './models-route.js';
 import { PauseSwitch } from './pause-switch.js';
@@ -50,6 +51,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     pause,
     policyModels: opts.policyModels,
     turns: new TurnBudget(),
+    scripts: new ScriptCursor(),
   };
   let baseUrl = '';
 

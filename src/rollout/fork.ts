@@ -1,103 +1,48 @@
 import path from 'node:path';
-import { z } from 'zod';
-import type { PolicyAnswer } from '../model/policies/types.js';
+import { parseSimSpec } from '../model/policies/sim-spec.js';
+import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+import type { CapturedTokens } from '../proxy/token-capture.js';
 import { Store, type RolloutRecord } from '../store/store.js';
 import type { RecordedCall } from '../store/types.js';
+import { messageKey, requestMessages } from '../trajectory/conversation.js';
 import { UserError } from '../util/errors.js';
 import { loadEpisode, type Episode } from './episode.js';
-import { recordedAnswers } from './model-endpoint.js';
+import { parseForkAnswer, recordedAnswer } from './fork-answer.js';
 import { executeRun, STORE_FILE } from './run.js';
 
-/** An edited answer as the user writes it: an OpenAI Chat assistant message, as the inspector shows it. */
-const AnswerSchema = z.object({
-  role: z.literal('assistant').optional(),
-  content: z.string().nullable().optional(),
-  reasoning_content: z.string().nullable().optional(),
-  tool_calls: z
-    .array(
-      z.object({
-        id: z.string().optional(),
-        type: z.literal('function').optional(),
-        function: z.object({ name: z.string().min(1), arguments: z.string() }),
-      }),
-    )
-    .optional(),
-});
-
-/**
- * Checks an edited answer against the Chat protocol and the request it answers: JSON, the message
- * shape, tool names the request declares, tool arguments that are a JSON object encoded as a string.
- */
-export function parseForkAnswer(text: string, request: unknown): PolicyAnswer {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`the edited answer is not valid JSON: ${(err as Error).message}`, 'write an assistant message such as {"content": "…", "tool_calls": [{"type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}]}');
-  }
-  const parsed = AnswerSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ');
-    throw new UserError(`the edited answer is not a valid assistant message: ${issues}`, 'content is a string or null; each tool call is {"type": "function", "function": {"name": …, "arguments": "<JSON text>"}}');
-  }
-  const message = parsed.data;
-  const calls = message.tool_calls ?? [];
-  if (!message.content && calls.length === 0) throw new UserError('the edited answer says nothing: give it content, tool_calls, or both');
-  const tools = declaredTools(request);
-  calls.forEach((call, i) => {
-    const { name, arguments: args } = call.function;
-    if (tools.length > 0 && !tools.includes(name)) throw new UserError(`tool call ${i + 1} names tool "${name}", which the request does not declare`, `declared tools: ${tools.join(', ')}`);
-    let value: unknown;
-    try {
-      value = JSON.parse(args);
-    } catch (err) {
-      throw new UserError(`tool call ${i + 1} (${name}): arguments are not valid JSON text: ${(err as Error).message}`, 'arguments is a string holding a JSON object, e.g. "{\\"command\\": \\"ls\\"}"');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(`tool call ${i + 1} (${name}): arguments must encode a JSON object, got ${JSON.stringify(value)}`);
-  });
-  return {
-    content: message.content ?? null,
-    ...(message.reasoning_content ? { reasoning: message.reasoning_content } : {}),
-    toolCalls: calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
-  };
-}
-
-function declaredTools(request: unknown): string[] {
-  const tools = (request as { tools?: unknown } | null)?.tools;
-  if (!Array.isArray(tools)) return [];
-  return tools.flatMap((t) => {
-    const name = (t as { function?: { name?: unknown } })?.function?.name;
-    return typeof name === 'string' ? [name] : [];
-  });
-}
+export { parseForkAnswer } from './fork-answer.js';
 
 export interface ForkOptions {
   /** Which call's answer to replace (its seq). */
   atSeq: number;
-  /** The edited answer, as JSON text (a Chat assistant message). */
+  /** The edited answer, as JSON text: the call's protocol shape or a Chat assistant message (see parseForkAnswer). */
   answer: string;
-  /** Who answers after the fork: a sim: spec; default the original run's (sim:oracle when that was a replay). */
+  /**
+   * Who answers after the fork: a sim: spec or an OpenAI-compatible base URL (…/v1); default the
+   * original run's upstream (sim:oracle when that was a replay).
+   */
   upstream?: string;
+  /** Model name sent to that upstream; default the original run's model.name. */
+  modelName?: string;
   signal?: AbortSignal;
   extraCaFile?: string;
   onLog?(line: string): void;
 }
 
 /**
- * Forks a recorded episode: replays its answers up to call `atSeq`, gives that call the edited answer,
- * lets the chosen upstream answer the rest. The fork is a new run in the same store, its rollout
- * linked to the original (parent, fork_seq).
+ * Forks a recorded episode: the proxy answers its policy calls up to call `atSeq` itself (the recorded
+ * answers, then the edited one at `atSeq`), and forwards every later call to the chosen upstream, a
+ * sim: spec or a real model server. The fork is a new run in the same store, its rollout linked to
+ * the original (parent, fork_seq).
  */
 export async function forkRollout(outputDir: string, rolloutId: string, options: ForkOptions): Promise<{ fork: RolloutRecord; parent: RolloutRecord }> {
   const file = path.join(outputDir, STORE_FILE);
   let store = await Store.open(file);
-  const { episode, prefix } = await planFork(store, outputDir, rolloutId, options.atSeq, options.answer).finally(() => store.close());
-  const upstream = options.upstream ?? (episode.upstream.startsWith('sim:') && !episode.upstream.startsWith('sim:replay:') ? episode.upstream : 'sim:oracle');
-  episode.loaded.config.model.upstream = upstream;
+  const { episode, script } = await planFork(store, outputDir, rolloutId, options.atSeq, options.answer, options).finally(() => store.close());
   const summary = await executeRun(episode.loaded, {
     fresh: true,
     parent: { rolloutId, kind: 'fork', atSeq: options.atSeq },
-    prefixAnswers: prefix,
+    script,
     signal: options.signal,
     extraCaFile: options.extraCaFile,
     onLog: options.onLog,
@@ -112,23 +57,61 @@ export async function forkRollout(outputDir: string, rolloutId: string, options:
 }
 
 /**
- * Everything a fork needs, checked before anything runs: the episode, and the answers the first calls
- * get (the recorded ones before call `atSeq`, then the edited one). Throws a UserError naming the problem.
+ * Everything a fork needs, checked before anything runs: the episode with its upstream set to the
+ * one that continues, and the script of answers the proxy gives the first policy calls (the recorded
+ * ones before call `atSeq`, then the edited one). Throws a UserError naming the problem.
  */
-export async function planFork(store: Store, outputDir: string, rolloutId: string, atSeq: number, answerText: string): Promise<{ episode: Episode; prefix: PolicyAnswer[] }> {
+export async function planFork(
+  store: Store,
+  outputDir: string,
+  rolloutId: string,
+  atSeq: number,
+  answerText: string,
+  choice: { upstream?: string; modelName?: string } = {},
+): Promise<{ episode: Episode; script: ScriptedAnswer[] }> {
   const episode = await loadEpisode(store, outputDir, rolloutId);
   const calls = await store.listCalls(rolloutId);
   const target = calls.find((c) => c.seq === atSeq);
   if (!target) throw new UserError(`rollout ${rolloutId} has no call ${atSeq}`, calls.length ? `its calls are 1–${calls.length}` : 'it recorded no model calls');
-  checkForkable(target);
-  const answer = parseForkAnswer(answerText, target.request);
-  const before = calls.filter((c) => c.seq < atSeq && c.label === 'policy' && c.status === 200).length;
-  const prefix = before > 0 ? (await recordedAnswers(store, rolloutId)).slice(0, before) : [];
-  prefix.push(answer);
-  return { episode, prefix };
+  if (target.label !== 'policy') throw new UserError(`call ${atSeq} is a ${target.label} call: only policy calls can be forked`);
+  const edited = parseForkAnswer(answerText, target);
+
+  const model = episode.loaded.config.model;
+  const original = { upstream: model.upstream, name: model.name };
+  model.upstream = checkUpstream(choice.upstream ?? (model.upstream.startsWith('sim:replay:') ? 'sim:oracle' : model.upstream));
+  if (choice.modelName) model.name = choice.modelName;
+  // Recorded ids are real only for the tokenizer that made them: the same model behind the same upstream.
+  const sameTokenizer = (original.upstream.startsWith('sim:') && model.upstream.startsWith('sim:')) || (original.upstream === model.upstream && original.name === model.name);
+
+  const replayed = calls.filter((c) => c.seq < atSeq && c.label === 'policy' && c.status === 200);
+  const script: ScriptedAnswer[] = replayed.map((call) => ({
+    message: recordedAnswer(call),
+    tokensFor: (requestBody) => (sameTokenizer ? recordedTokens(call, requestBody) : null),
+  }));
+  // The edited answer was never sampled: no ids, so it is never trained on as the model's tokens.
+  script.push({ message: edited, tokensFor: () => null });
+  return { episode, script };
 }
 
-function checkForkable(call: RecordedCall): void {
-  if (call.label !== 'policy') throw new UserError(`call ${call.seq} is a ${call.label} call: only policy calls can be forked`);
-  if (call.protocol !== 'chat') throw new UserError(`call ${call.seq} speaks the ${call.protocol} protocol: forks take Chat Completions answers only for now`);
+/**
+ * The recorded call's token ids, when the fork's request is the conversation the call was recorded
+ * with (same messages and tools, whatever ids the harness minted): then they are this call's ids too.
+ */
+function recordedTokens(call: RecordedCall, requestBody: unknown): CapturedTokens | null {
+  if (call.missingTokenIds || !call.promptTokenIds || !call.completionTokenIds) return null;
+  if (promptKey(call.request, call.protocol) !== promptKey(requestBody, call.protocol)) return null;
+  return { promptTokenIds: call.promptTokenIds, completionTokenIds: call.completionTokenIds, logprobs: call.logprobs, finishReason: call.finishReason, missingTokenIds: false };
+}
+
+function promptKey(request: unknown, protocol: RecordedCall['protocol']): string {
+  const tools = (request as { tools?: unknown } | null)?.tools ?? null;
+  return messageKey({ messages: requestMessages(request, protocol), tools });
+}
+
+function checkUpstream(upstream: string): string {
+  if (upstream.startsWith('sim:')) parseSimSpec(upstream);
+  else if (!/^https?:\/\/[^/\s]+/.test(upstream)) {
+    throw new UserError(`the upstream "${upstream}" to continue the fork with is neither a sim: spec nor an http(s) URL`, 'use sim:oracle, sim:noisy:<p>, or the base URL of an OpenAI-compatible server such as http://127.0.0.1:8000/v1');
+  }
+  return upstream;
 }

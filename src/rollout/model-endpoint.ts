@@ -4,8 +4,6 @@ import type { Task } from '../config/task.js';
 import { answerFromAssistantMessage } from '../model/assistant-answer.js';
 import type { AssistantChatMessage } from '../model/chat-request.js';
 import type { PolicyAnswer } from '../model/policies/types.js';
-import { createPolicy } from '../model/policies/create-policy.js';
-import { createPrefixedPolicy } from '../model/policies/prefixed.js';
 import { parseSimSpec } from '../model/policies/sim-spec.js';
 import { startSimServer } from '../model/server.js';
 import { startProxy } from '../proxy/server.js';
@@ -35,8 +33,6 @@ export async function startModelEndpoint(opts: {
   store: Store;
   sessions: SessionResolver;
   network: RunNetwork;
-  /** Fork / replay: the first policy turns are answered with these, then the upstream (a sim: spec) takes over. */
-  prefixAnswers?: PolicyAnswer[];
 }): Promise<ModelEndpoint> {
   const { model } = opts;
   const simulated = model.upstream.startsWith('sim:');
@@ -45,15 +41,9 @@ export async function startModelEndpoint(opts: {
   if (simulated) {
     const spec = parseSimSpec(model.upstream);
     const replayAnswers = spec.kind === 'replay' ? await recordedAnswers(opts.store, spec.rolloutId) : undefined;
-    const policy = opts.prefixAnswers ? createPrefixedPolicy(opts.prefixAnswers, createPolicy(spec, replayAnswers)) : spec;
-    const sim = await startSimServer({ policy, tasks: opts.tasks, replayAnswers });
+    const sim = await startSimServer({ policy: spec, tasks: opts.tasks, replayAnswers });
     closeSim = () => sim.close();
     upstreamUrl = sim.url;
-  } else if (opts.prefixAnswers) {
-    throw new UserError(
-      `a fork continues with a simulated model only for now; "${upstreamUrl}" is not a sim: spec`,
-      'continue with sim:oracle or sim:noisy:<p> (a real upstream would need the recorded answers re-tokenized by its own tokenizer)',
-    );
   } else if (!/^https?:\/\//.test(upstreamUrl)) {
     throw new UserError(`model.upstream "${upstreamUrl}" is neither a sim: spec nor an http(s) URL`, 'use sim:oracle, sim:noisy:<p>, sim:replay:<rollout> or a base URL such as http://127.0.0.1:8000/v1');
   }

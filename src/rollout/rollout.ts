@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
 import { browserSettings, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
+import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 import type { RunNetwork, Sandbox, SandboxBackend, VolumeMount } from '../sandbox/types.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
@@ -36,6 +37,8 @@ export interface RolloutDeps {
   keepContainerSec?: number;
   /** The rollout these rollouts replay or fork (`openforge replay`, `openforge fork`). */
   parent?: RolloutParent;
+  /** Fork: answers the proxy gives the rollout's first policy calls itself (see ProxySession.script). */
+  script?: readonly ScriptedAnswer[];
   /** Called when a browser task's environment is up: where to watch it (noVNC, view-only). */
   onLiveView?(view: LiveView): void;
 }
@@ -126,6 +129,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
           runId: deps.runId,
           taskId: task.id,
           maxPolicyCalls: harness.maxTurnsAtProxy ? config.max_turns : undefined,
+          script: deps.script,
         }).secret;
       }
       const hctx: HarnessContext = {

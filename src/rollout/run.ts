@@ -9,7 +9,7 @@ import { backendFor } from '../sandbox/backend-for.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { SandboxBackend } from '../sandbox/types.js';
-import type { PolicyAnswer } from '../model/policies/types.js';
+import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 import { Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
@@ -43,8 +43,8 @@ export interface RunOptions extends RunEvents {
   keepContainersSec?: number;
   /** The rollout this run replays or forks: its rollouts are stored linked to it. */
   parent?: RolloutParent;
-  /** Replay / fork: the first policy turns are answered with these, the configured upstream answers the rest (sim upstreams only). */
-  prefixAnswers?: PolicyAnswer[];
+  /** Fork: the proxy answers each rollout's first policy calls with these itself; the configured upstream answers the rest. */
+  script?: readonly ScriptedAnswer[];
 }
 
 export const STORE_FILE = 'openforge.db';
@@ -107,7 +107,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     const sessions = new SessionRegistry();
     let endpoint: ModelEndpoint | undefined;
     if (harness.usesModel && todo.length > 0) {
-      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network, prefixAnswers: options.prefixAnswers });
+      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network });
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
     }
@@ -121,6 +121,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       proxyPort: endpoint?.port,
       keepContainerSec: options.keepContainersSec,
       parent: options.parent,
+      script: options.script,
       onLiveView: options.onLiveView,
     };
 

@@ -1,5 +1,7 @@
 /** Records the store keeps. One file so every module agrees on them. */
 
+import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+
 export type CallLabel = 'policy' | 'helper' | 'count_tokens';
 export type ProtocolName = 'chat' | 'responses' | 'anthropic';
 
@@ -50,6 +52,11 @@ export interface ProxySession {
    * (max_turns for harnesses that have no limit of their own). Absent: no limit.
    */
   maxPolicyCalls?: number;
+  /**
+   * Answers the proxy gives the session's first policy calls itself, in order, before the upstream
+   * answers the rest (a fork: the recorded answers up to call k, then the edited one). Absent: none.
+   */
+  script?: readonly ScriptedAnswer[];
 }
 
 export type RolloutStatus = 'pending' | 'running' | 'finished' | 'error';

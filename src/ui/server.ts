@@ -90,17 +90,18 @@ export function buildInspectorApp(options: InspectorOptions): { app: FastifyInst
     return reply.code(202).send(job);
   });
 
-  const ForkBody = z.object({ at: z.number().int().min(1), answer: z.string().min(1), upstream: z.string().min(1).optional() });
+  /** upstream: a sim: spec or an OpenAI-compatible base URL (…/v1); modelName: the model name sent to it. */
+  const ForkBody = z.object({ at: z.number().int().min(1), answer: z.string().min(1), upstream: z.string().min(1).optional(), modelName: z.string().min(1).optional() });
   app.post<{ Params: { id: string } }>('/api/rollouts/:id/fork', async (req, reply) => {
     const rolloutId = req.params.id;
     const body = ForkBody.safeParse(req.body ?? {});
     if (!body.success) return reply.code(400).send(error(body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')));
     if (!(await folder.store.getRollout(rolloutId))) return reply.code(404).send(error(`no rollout ${rolloutId}`));
     if (jobs.busy) return reply.code(409).send(error(`a ${jobs.busy.kind} of ${jobs.busy.rolloutId} is running; wait for it to end`));
-    await planFork(folder.store, folder.dir, rolloutId, body.data.at, body.data.answer); // a bad answer is a 400 now, not a failed job later
-    const { at, answer, upstream } = body.data;
+    const { at, answer, upstream, modelName } = body.data;
+    await planFork(folder.store, folder.dir, rolloutId, at, answer, { upstream, modelName }); // a bad answer or upstream is a 400 now, not a failed job later
     const job = jobs.start('fork', rolloutId, async () => {
-      const r = await forkRollout(folder.dir, rolloutId, { atSeq: at, answer, upstream, extraCaFile: options.extraCaFile });
+      const r = await forkRollout(folder.dir, rolloutId, { atSeq: at, answer, upstream, modelName, extraCaFile: options.extraCaFile });
       return { rolloutId: r.fork.id, runId: r.fork.runId, reward: r.fork.reward, errorType: r.fork.errorType };
     });
     return reply.code(202).send(job);

@@ -137,6 +137,12 @@ describe('the inspector on a finished run', () => {
     // Call 2 now deletes the config the first call wrote; the oracle then says it is done: reward 0.
     const edited = { content: null, tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: 'rm -f /workspace/config/service.ini' }) } }] };
     await answer.fill(JSON.stringify(edited));
+    // The form offers the upstream choice, a real server's URL among them, and names one that is neither.
+    expect(await page.getByTestId('fork').innerText()).toContain('http://127.0.0.1:8000/v1');
+    await page.getByTestId('fork-upstream').fill('localhost:8000');
+    await page.getByTestId('fork-run').click();
+    await expect.poll(() => page.getByTestId('fork-error').textContent()).toContain('"localhost:8000" to continue the fork with is neither a sim: spec nor an http(s) URL');
+    await page.getByTestId('fork-upstream').fill('');
     await shot(page, 'inspector-fork.png');
     await page.getByTestId('fork-run').click();
     const link = page.getByTestId('fork-link');

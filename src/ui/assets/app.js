@@ -200,7 +200,6 @@ async function showCall(rolloutId, seq) {
     class: `tok ${tok.kind}`,
     title: `id ${tok.id} · ${tok.kind}${tok.kind === 'prompt' ? '' : ` · mask ${tok.kind === 'model' ? 1 : 0}`}${tok.logprob !== undefined ? ` · logprob ${tok.logprob.toFixed(4)}` : ''}`,
   }, tok.text ?? `${tok.id} `));
-  const message = c.response?.choices?.[0]?.message;
   detail.replaceChildren(
     h('div', { class: 'facts' }, h('b', { 'data-testid': 'call-seq' }, `call ${c.seq}`), h('span', {}, c.label), h('span', {}, c.protocol), h('span', {}, `status ${c.status}`),
       h('span', {}, `latency ${ms(c.durationMs)} (first byte ${ms(c.ttfbMs)})`), h('span', {}, `finish ${c.finishReason ?? '–'}`), h('span', { class: 'muted' }, c.upstream)),
@@ -217,7 +216,7 @@ async function showCall(rolloutId, seq) {
     h('div', { class: 'tokens', 'data-testid': 'tokens' }, tokenSpans),
     h('details', {}, h('summary', {}, 'Raw request'), h('pre', {}, JSON.stringify(c.request, null, 2))),
     h('details', {}, h('summary', {}, 'Raw response'), h('pre', {}, JSON.stringify(c.response, null, 2))),
-    c.label === 'policy' && c.protocol === 'chat' && message ? forkEditor(rolloutId, c.seq, message) : '',
+    c.label === 'policy' ? forkEditor(rolloutId, c.seq, c.protocol, c.response) : '',
   );
   document.querySelectorAll('#timeline tr[data-seq]').forEach((tr) => tr.classList.toggle('selected', Number(tr.dataset.seq) === seq));
 }
@@ -256,11 +255,27 @@ async function startReplay(rolloutId) {
   }
 }
 
-function forkEditor(rolloutId, seq, message) {
-  const edited = { content: message.content ?? null };
-  if (message.tool_calls?.length) edited.tool_calls = message.tool_calls.map((t) => ({ type: 'function', function: { name: t.function.name, arguments: t.function.arguments } }));
-  const area = h('textarea', { 'data-testid': 'fork-answer', spellcheck: 'false' }, JSON.stringify(edited, null, 2));
-  const upstream = h('input', { type: 'text', 'data-testid': 'fork-upstream', placeholder: 'sim:oracle (default: the run\'s)' });
+/** The recorded answer as the fork editor starts it: the call's own protocol shape, without ids and statuses. */
+function editableAnswer(protocol, response) {
+  const bare = (o) => Object.fromEntries(Object.entries(o).filter(([k]) => !['id', 'status', 'signature', 'annotations', 'logprobs', 'encrypted_content'].includes(k)));
+  if (protocol === 'responses') return (response?.output ?? []).map((item) => bare({ ...item, ...(Array.isArray(item.content) ? { content: item.content.map(bare) } : {}) }));
+  if (protocol === 'anthropic') return (response?.content ?? []).map(bare);
+  const message = response?.choices?.[0]?.message;
+  const edited = { content: message?.content ?? null };
+  if (message?.tool_calls?.length) edited.tool_calls = message.tool_calls.map((t) => ({ type: 'function', function: { name: t.function.name, arguments: t.function.arguments } }));
+  return edited;
+}
+
+const FORK_SHAPES = {
+  chat: 'a Chat Completions assistant message (content, tool_calls with JSON-text arguments)',
+  responses: 'a list of Responses output items (message, function_call with JSON-text arguments, custom_tool_call, reasoning), or a Chat assistant message',
+  anthropic: 'a list of Anthropic content blocks (text, thinking, tool_use with an input object), or a Chat assistant message',
+};
+
+function forkEditor(rolloutId, seq, protocol, response) {
+  const area = h('textarea', { 'data-testid': 'fork-answer', spellcheck: 'false' }, JSON.stringify(editableAnswer(protocol, response), null, 2));
+  const upstream = h('input', { type: 'text', 'data-testid': 'fork-upstream', size: 36, placeholder: 'default: the run\'s upstream' });
+  const modelName = h('input', { type: 'text', 'data-testid': 'fork-model-name', size: 14, placeholder: 'the run\'s' });
   const out = h('div', { 'data-testid': 'fork-result' });
   const button = h('button', { 'data-testid': 'fork-run', onclick: async () => {
     button.disabled = true;
@@ -268,7 +283,7 @@ function forkEditor(rolloutId, seq, message) {
     try {
       const job = await api(`/api/rollouts/${enc(rolloutId)}/fork`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ at: seq, answer: area.value, ...(upstream.value.trim() ? { upstream: upstream.value.trim() } : {}) }),
+        body: JSON.stringify({ at: seq, answer: area.value, ...(upstream.value.trim() ? { upstream: upstream.value.trim() } : {}), ...(modelName.value.trim() ? { modelName: modelName.value.trim() } : {}) }),
       });
       await waitJob(job, (j) => {
         if (j.status === 'failed') return out.replaceChildren(h('p', { class: 'error' }, `fork failed: ${j.error}`));
@@ -281,8 +296,10 @@ function forkEditor(rolloutId, seq, message) {
     }
   } }, `Fork at call ${seq}`);
   return h('details', { 'data-testid': 'fork' }, h('summary', {}, `Fork here: replay calls 1–${seq - 1}, answer call ${seq} with an edited answer, continue with a model`),
-    h('p', { class: 'muted' }, 'The answer is a Chat Completions assistant message (content, tool_calls with JSON-text arguments).'), area,
-    h('p', {}, 'then continue with ', upstream, ' ', button), out);
+    h('p', { class: 'muted' }, `The answer is ${FORK_SHAPES[protocol] ?? FORK_SHAPES.chat}.`), area,
+    h('p', {}, 'then continue with ', upstream, ' model name ', modelName, ' ', button),
+    h('p', { class: 'muted' }, 'Upstream: sim:oracle, sim:noisy:<p>, or the base URL of an OpenAI-compatible server such as http://127.0.0.1:8000/v1 (your vLLM). Calls 1–', String(seq), ' are answered by the proxy from the record and your edit; every later call goes to that upstream.'),
+    out);
 }
 
 // ── router ───────────────────────────────────────────────────────────

@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { createPrefixedPolicy } from '../../../src/model/policies/prefixed.js';
 import { parseForkAnswer } from '../../../src/rollout/fork.js';
 import { compareEpisodes } from '../../../src/rollout/replay.js';
 import { Store, type RolloutRecord } from '../../../src/store/store.js';
 import type { RecordedCall } from '../../../src/store/types.js';
-import type { ChatRequest } from '../../../src/model/chat-request.js';
 
-const REQUEST = { tools: [{ type: 'function', function: { name: 'bash', parameters: {} } }] };
+const REQUEST = { protocol: 'chat' as const, request: { model: 'policy', messages: [{ role: 'user', content: 'go' }], tools: [{ type: 'function', function: { name: 'bash', parameters: {} } }] } };
 const bash = (command: string) => JSON.stringify({ content: null, tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] });
 
 describe('an edited fork answer', () => {
-  it('becomes the answer the sim renders', () => {
-    expect(parseForkAnswer(bash('ls'), REQUEST)).toEqual({ content: null, toolCalls: [{ name: 'bash', arguments: '{"command":"ls"}' }] });
-    expect(parseForkAnswer('{"content": "done"}', REQUEST)).toEqual({ content: 'done', toolCalls: [] });
+  it('becomes the assistant message the proxy serves, tool calls given ids', () => {
+    expect(parseForkAnswer(bash('ls'), REQUEST)).toEqual({ content: null, tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] });
+    expect(parseForkAnswer('{"content": "done"}', REQUEST)).toEqual({ content: 'done' });
   });
 
   it('is refused with a message naming what is wrong', () => {
@@ -22,15 +20,6 @@ describe('an edited fork answer', () => {
     expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "python", "arguments": "{}"}}]}', REQUEST)).toThrow(/"python", which the request does not declare[\s\S]*bash/);
     expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "bash", "arguments": "[1]"}}]}', REQUEST)).toThrow(/must encode a JSON object/);
     expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "bash", "arguments": {"command": "ls"}}}]}', REQUEST)).toThrow(/arguments/);
-  });
-});
-
-describe('the fork policy', () => {
-  it('answers the first turns from the prefix, then hands over', () => {
-    const then = { name: 'oracle', respond: () => ({ content: 'from the model', toolCalls: [] }) };
-    const policy = createPrefixedPolicy([{ content: 'one', toolCalls: [] }, { content: 'two', toolCalls: [] }], then);
-    const at = (assistants: number) => ({ messages: [{ role: 'user', content: 'x' }, ...Array.from({ length: assistants }, () => ({ role: 'assistant', content: 'a' }))] }) as unknown as ChatRequest;
-    expect([0, 1, 2, 3].map((n) => policy.respond(at(n), {}).content)).toEqual(['one', 'two', 'from the model', 'from the model']);
   });
 });
 
