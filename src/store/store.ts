@@ -256,7 +256,7 @@ export class Store {
     // Deltas may refer to rows of the same batch: the INSERT stores all of them or none.
     for (const c of calls) rows.push(...callParams(c, this.compactPrompt(c)));
     try {
-      await this.db.run(insertCallsSql(calls.length), rows);
+      await this.db.runPrepared(insertCallsSql(calls.length), rows);
       return calls.map(() => undefined);
     } catch (err) {
       for (const c of calls) if (c.promptTokenIds) this.promptDeltas.forget(c.rolloutId, c.seq);
@@ -266,7 +266,7 @@ export class Store {
     const results: (unknown | undefined)[] = [];
     for (const c of calls) {
       try {
-        await this.db.run(insertCallsSql(1), callParams(c, undefined));
+        await this.db.runPrepared(insertCallsSql(1), callParams(c, undefined));
         if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
         results.push(undefined);
       } catch (err) {
