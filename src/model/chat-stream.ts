@@ -5,7 +5,7 @@ import { logprobEntries } from './pseudo-logprobs.js';
 import { SIM_FINGERPRINT } from './sim-labels.js';
 import { tokenText } from './tokenizer.js';
 
-/** How many `tokenDelayMs` pauses streaming `completion` takes: one per chunk after the role chunk. */
+/** How many `tokenDelayMs` pauses streaming `completion` takes: one per chunk that carries tokens (the first one before the role chunk). */
 export function streamPauses(completion: ResponseInput['completion']): number {
   let pauses = 1; // before the finish chunk
   for (const piece of completion.pieces) {
@@ -43,6 +43,17 @@ export async function* chatCompletionEvents(input: ResponseInput, tokenDelayMs =
     });
   };
 
+  // vLLM sends its first chunk (the role) with the first generated token, not before: the stream's first
+  // byte waits for the first token, and the first token's chunk follows at once
+  let firstTokenPending = true;
+  const pause = async (): Promise<void> => {
+    if (firstTokenPending) {
+      firstTokenPending = false;
+      return;
+    }
+    if (tokenDelayMs > 0) await sleep(tokenDelayMs);
+  };
+  if (tokenDelayMs > 0) await sleep(tokenDelayMs);
   yield event({
     id: input.id,
     object: 'chat.completion.chunk',
@@ -58,9 +69,6 @@ export async function* chatCompletionEvents(input: ResponseInput, tokenDelayMs =
     const all = [...pending, ...ids];
     pending = [];
     return all;
-  };
-  const pause = async (): Promise<void> => {
-    if (tokenDelayMs > 0) await sleep(tokenDelayMs);
   };
 
   for (const piece of completion.pieces) {
