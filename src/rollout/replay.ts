@@ -3,6 +3,7 @@ import type { RolloutRecord } from '../store/store.js';
 import { Store } from '../store/store.js';
 import type { RecordedCall } from '../store/types.js';
 import { messageKey } from '../trajectory/conversation.js';
+import { harnessFor } from '../harness/registry.js';
 import { BEYOND_SCRIPT_UPSTREAM, type ScriptedAnswer } from '../proxy/scripted-answers.js';
 import { answerOf, newMessages } from '../ui/call-content.js';
 import { loadEpisode, type Episode } from './episode.js';
@@ -47,7 +48,8 @@ export async function replayRollout(outputDir: string, rolloutId: string, option
   try {
     const [replay] = await store.currentRollouts(summary.runId);
     const original = (await store.getRollout(rolloutId))!;
-    const differences = compareEpisodes(original, await store.listCalls(rolloutId), replay!, await store.listCalls(replay!.id));
+    const volatile = harnessFor(episode.loaded.config).volatileToolOutput;
+    const differences = compareEpisodes(original, await store.listCalls(rolloutId), replay!, await store.listCalls(replay!.id), volatile);
     return { original, replay: replay!, identical: differences.length === 0, differences };
   } finally {
     await store.close();
@@ -69,10 +71,12 @@ export async function planReplay(store: Store, outputDir: string, rolloutId: str
 /**
  * Differences between two runs of one episode, in the order they happened. The answered policy calls
  * are compared pairwise (helper calls and retried failures are not part of the played-back episode);
- * a call the proxy had to end because the recording ran out is reported as such.
+ * a call the proxy had to end because the recording ran out is reported as such. `volatile`: the
+ * harness's run-to-run noise in tool results (Harness.volatileToolOutput), masked before comparing.
  */
-export function compareEpisodes(a: RolloutRecord, aCalls: RecordedCall[], b: RolloutRecord, bCalls: RecordedCall[]): string[] {
+export function compareEpisodes(a: RolloutRecord, aCalls: RecordedCall[], b: RolloutRecord, bCalls: RecordedCall[], volatile: readonly RegExp[] = []): string[] {
   const out: string[] = [];
+  const mask = (key: string) => volatile.reduce((text, pattern) => text.replaceAll(pattern, '…'), key);
   const [xs, ys] = [answeredPolicyCalls(aCalls), answeredPolicyCalls(bCalls)];
   const n = Math.max(xs.length, ys.length);
   for (let i = 0; i < n; i++) {
@@ -86,10 +90,10 @@ export function compareEpisodes(a: RolloutRecord, aCalls: RecordedCall[], b: Rol
       out.push(`the replay made fewer model calls than the original: it ended before the original's call ${x.seq}`);
       break;
     }
-    const seen = [newMessages(x, xs[i - 1]), newMessages(y, ys[i - 1])].map((m) => m.map(messageKey));
-    if (i > 0 && JSON.stringify(seen[0]) !== JSON.stringify(seen[1])) out.push(`call ${x.seq}: the tool results sent back differ: ${clip(seen[0]!.join(' '))} ≠ ${clip(seen[1]!.join(' '))}`);
+    const seen = [newMessages(x, xs[i - 1]), newMessages(y, ys[i - 1])].map((m) => m.map((message) => mask(messageKey(message))));
+    if (i > 0 && JSON.stringify(seen[0]) !== JSON.stringify(seen[1])) out.push(`call ${x.seq}: the tool results sent back differ: ${divergence(seen[0]!.join(' '), seen[1]!.join(' '))}`);
     const [ax, ay] = [answerOf(x.response, x.protocol), answerOf(y.response, y.protocol)];
-    if (JSON.stringify(ax.toolCalls) !== JSON.stringify(ay.toolCalls)) out.push(`call ${x.seq}: the tool calls differ: ${clip(JSON.stringify(ax.toolCalls))} ≠ ${clip(JSON.stringify(ay.toolCalls))}`);
+    if (JSON.stringify(ax.toolCalls) !== JSON.stringify(ay.toolCalls)) out.push(`call ${x.seq}: the tool calls differ: ${divergence(JSON.stringify(ax.toolCalls), JSON.stringify(ay.toolCalls))}`);
     else if (ax.text !== ay.text) out.push(`call ${x.seq}: the answer text differs`);
   }
   const overrun = bCalls.find((c) => c.label === 'policy' && c.upstream === BEYOND_SCRIPT_UPSTREAM);
@@ -99,6 +103,11 @@ export function compareEpisodes(a: RolloutRecord, aCalls: RecordedCall[], b: Rol
   return out;
 }
 
-function clip(text: string, max = 160): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+/** "a ≠ b", both shown from a little before where they first differ (a shared start is mostly the same boilerplate). */
+function divergence(a: string, b: string, before = 40, max = 200): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const start = Math.max(0, i - before);
+  const clip = (text: string) => `${start > 0 ? '…' : ''}${text.length - start > max ? `${text.slice(start, start + max)}…` : text.slice(start)}`;
+  return `${clip(a)} ≠ ${clip(b)}`;
 }

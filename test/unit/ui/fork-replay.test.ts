@@ -76,6 +76,14 @@ describe('comparing a replay with its original', () => {
         response: { output: [{ type: 'custom_tool_call', call_id: `c${seq}`, name: 'apply_patch', input: patch }] },
       }) as unknown as RecordedCall;
     const r = [responses(1, null, 'p'), responses(2, 'ok', 'q')];
+    // the harness's own run-to-run noise (Codex: a chunk id) is masked, a real change is not
+    const noisy = [responses(1, null, 'p'), responses(2, 'Chunk ID: 1a2b\nok', 'q')];
+    const codex = [/Chunk ID: \w+/g];
+    expect(compareEpisodes(rollout(1), noisy, rollout(1), [responses(1, null, 'p'), responses(2, 'Chunk ID: 9f8e\nok', 'q')], codex)).toEqual([]);
+    expect(compareEpisodes(rollout(1), noisy, rollout(1), [responses(1, null, 'p'), responses(2, 'Chunk ID: 9f8e\nfailed', 'q')], codex)).toEqual([
+      expect.stringMatching(/^call 2: the tool results sent back differ: .*…\\nok.* ≠ .*…\\nfailed/),
+    ]);
+    expect(compareEpisodes(rollout(1), noisy, rollout(1), [responses(1, null, 'p'), responses(2, 'Chunk ID: 9f8e\nok', 'q')])).toHaveLength(1);
     expect(compareEpisodes(rollout(1), r, rollout(1), [responses(1, null, 'p'), responses(2, 'ok', 'q')])).toEqual([]);
     expect(compareEpisodes(rollout(1), r, rollout(1), [responses(1, null, 'p'), responses(2, 'failed', 'q2')])).toEqual([
       expect.stringMatching(/^call 2: the tool results sent back differ: .*ok.* ≠ .*failed/),
