@@ -35,6 +35,7 @@ export async function replayRollout(outputDir: string, rolloutId: string, option
   const file = path.join(outputDir, STORE_FILE);
   let store = await Store.open(file);
   const { episode, script } = await planReplay(store, outputDir, rolloutId).finally(() => store.close());
+  options.onLog?.(`replay: the proxy plays back the ${script.length} recorded policy answer(s) of ${rolloutId} itself; helper calls, if any, go to ${episode.upstream}`);
   const summary = await executeRun(episode.loaded, {
     fresh: true,
     parent: { rolloutId, kind: 'replay', atSeq: null },
