@@ -49,4 +49,9 @@ export interface Harness {
    * answering the policy call after the last allowed one with a final message that ends the episode.
    */
   readonly maxTurnsAtProxy?: boolean;
+  /**
+   * Text the harness itself writes into tool results that differs from run to run of the same command
+   * (global regexes, e.g. a chunk id or a wall time): masked when `openforge replay` compares tool results.
+   */
+  readonly volatileToolOutput?: readonly RegExp[];
 }

@@ -15,7 +15,7 @@ import type { PauseSwitch } from './pause-switch.js';
 import type { LocalCall, PreparedCall, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { recordedCall } from './recorded-call.js';
-import { answerScripted, type ScriptCursor } from './scripted-answers.js';
+import { answerBeyondScript, answerScripted, type ScriptCursor } from './scripted-answers.js';
 import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
 import type { UpstreamPool } from './upstream/upstream-pool.js';
 
@@ -111,6 +111,9 @@ async function forward(
   }
   const scripted = isPolicy ? deps.scripts.take(session.secret, session.script) : undefined;
   if (scripted) return answerScripted(call, scripted, body, res, deps.keepaliveMs, elapsedMs);
+  if (isPolicy && session.script && session.endAfterScript) {
+    return answerBeyondScript(call, deps.scripts.arrived(session.secret), session.script.length, res, deps.keepaliveMs, elapsedMs);
+  }
   const answer = await deps.pool.postChat(call.upstreamRequest, session, signal);
   if (!answer.ok) {
     const headers: Record<string, string> = answer.retryAfter ? { 'retry-after': answer.retryAfter } : {};

@@ -1,13 +1,17 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatBody, ChatUsage } from './chat-wire.js';
 import type { CallOutcome } from './call-outcome.js';
+import { answerFinalMessage } from './final-message.js';
 import type { PreparedCall } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { SseWriter } from './sse-writer.js';
 import type { CapturedTokens } from './token-capture.js';
 
-/** Recorded as the call's upstream: the proxy served an answer scripted for the session (a fork's first calls). */
+/** Recorded as the call's upstream: the proxy served an answer scripted for the session (a fork's first calls, a replay's every call). */
 export const SCRIPTED_UPSTREAM = 'openforge:fork';
+
+/** Recorded as the call's upstream: a policy call past the end of a replay's script, answered by the proxy with a final message. */
+export const BEYOND_SCRIPT_UPSTREAM = 'openforge:replay-beyond-recording';
 
 /** A Chat assistant message, the form every protocol's translator starts from. */
 export interface ScriptedMessage {
@@ -38,10 +42,32 @@ export class ScriptCursor {
   take(secret: string, script: readonly ScriptedAnswer[] | undefined): ScriptedAnswer | undefined {
     if (!script) return undefined;
     const served = this.served.get(secret) ?? 0;
-    if (served >= script.length) return undefined;
     this.served.set(secret, served + 1);
     return script[served];
   }
+
+  /** How many policy calls of a scripted session have arrived so far, the scripted ones and those past the script. */
+  arrived(secret: string): number {
+    return this.served.get(secret) ?? 0;
+  }
+}
+
+/**
+ * Answers a policy call past the end of a replay's script: the recorded episode made fewer calls, so
+ * there is no answer to play back. A final message ends the episode; the record names the overrun.
+ */
+export function answerBeyondScript(call: PreparedCall, callNumber: number, scriptLength: number, res: ServerResponse, keepaliveMs: number, elapsedMs: () => number): Promise<CallOutcome> {
+  return answerFinalMessage(
+    call,
+    {
+      text: `Stopping: the recorded episode being replayed made only ${scriptLength} model call(s); there is no recorded answer for call ${callNumber}.`,
+      error: `the replay made more model calls than the original: policy call ${callNumber}, while the original made ${scriptLength}; the proxy answered with a final message`,
+      upstream: BEYOND_SCRIPT_UPSTREAM,
+    },
+    res,
+    keepaliveMs,
+    elapsedMs,
+  );
 }
 
 /**

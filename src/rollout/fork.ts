@@ -1,13 +1,11 @@
 import path from 'node:path';
 import { parseSimSpec } from '../model/policies/sim-spec.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
-import type { CapturedTokens } from '../proxy/token-capture.js';
 import { Store, type RolloutRecord } from '../store/store.js';
-import type { RecordedCall } from '../store/types.js';
-import { messageKey, requestMessages } from '../trajectory/conversation.js';
 import { UserError } from '../util/errors.js';
 import { loadEpisode, type Episode } from './episode.js';
-import { parseForkAnswer, recordedAnswer } from './fork-answer.js';
+import { parseForkAnswer } from './fork-answer.js';
+import { answeredPolicyCalls, recordedScript } from './recorded-script.js';
 import { executeRun, STORE_FILE } from './run.js';
 
 export { parseForkAnswer } from './fork-answer.js';
@@ -83,29 +81,10 @@ export async function planFork(
   // Recorded ids are real only for the tokenizer that made them: the same model behind the same upstream.
   const sameTokenizer = (original.upstream.startsWith('sim:') && model.upstream.startsWith('sim:')) || (original.upstream === model.upstream && original.name === model.name);
 
-  const replayed = calls.filter((c) => c.seq < atSeq && c.label === 'policy' && c.status === 200);
-  const script: ScriptedAnswer[] = replayed.map((call) => ({
-    message: recordedAnswer(call),
-    tokensFor: (requestBody) => (sameTokenizer ? recordedTokens(call, requestBody) : null),
-  }));
+  const script = recordedScript(answeredPolicyCalls(calls).filter((c) => c.seq < atSeq), sameTokenizer);
   // The edited answer was never sampled: no ids, so it is never trained on as the model's tokens.
   script.push({ message: edited, tokensFor: () => null });
   return { episode, script };
-}
-
-/**
- * The recorded call's token ids, when the fork's request is the conversation the call was recorded
- * with (same messages and tools, whatever ids the harness minted): then they are this call's ids too.
- */
-function recordedTokens(call: RecordedCall, requestBody: unknown): CapturedTokens | null {
-  if (call.missingTokenIds || !call.promptTokenIds || !call.completionTokenIds) return null;
-  if (promptKey(call.request, call.protocol) !== promptKey(requestBody, call.protocol)) return null;
-  return { promptTokenIds: call.promptTokenIds, completionTokenIds: call.completionTokenIds, logprobs: call.logprobs, finishReason: call.finishReason, missingTokenIds: false };
-}
-
-function promptKey(request: unknown, protocol: RecordedCall['protocol']): string {
-  const tools = (request as { tools?: unknown } | null)?.tools ?? null;
-  return messageKey({ messages: requestMessages(request, protocol), tools });
 }
 
 function checkUpstream(upstream: string): string {

@@ -39,6 +39,8 @@ export interface RolloutDeps {
   parent?: RolloutParent;
   /** Fork: answers the proxy gives the rollout's first policy calls itself (see ProxySession.script). */
   script?: readonly ScriptedAnswer[];
+  /** Replay: the script is the whole episode; a policy call past it is ended by the proxy (see ProxySession.endAfterScript). */
+  endAfterScript?: boolean;
   /** Called when a browser task's environment is up: where to watch it (noVNC, view-only). */
   onLiveView?(view: LiveView): void;
 }
@@ -130,6 +132,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
           taskId: task.id,
           maxPolicyCalls: harness.maxTurnsAtProxy ? config.max_turns : undefined,
           script: deps.script,
+          endAfterScript: deps.endAfterScript,
         }).secret;
       }
       const hctx: HarnessContext = {

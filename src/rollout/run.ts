@@ -45,6 +45,8 @@ export interface RunOptions extends RunEvents {
   parent?: RolloutParent;
   /** Fork: the proxy answers each rollout's first policy calls with these itself; the configured upstream answers the rest. */
   script?: readonly ScriptedAnswer[];
+  /** Replay: `script` holds every answer of the episode; a policy call past it is answered with a final message and recorded as an overrun. */
+  endAfterScript?: boolean;
 }
 
 export const STORE_FILE = 'openforge.db';
@@ -122,6 +124,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       keepContainerSec: options.keepContainersSec,
       parent: options.parent,
       script: options.script,
+      endAfterScript: options.endAfterScript,
       onLiveView: options.onLiveView,
     };
 

@@ -57,6 +57,11 @@ export interface ProxySession {
    * answers the rest (a fork: the recorded answers up to call k, then the edited one). Absent: none.
    */
   script?: readonly ScriptedAnswer[];
+  /**
+   * The script holds every answer of the episode (a replay): a policy call past it gets a final
+   * message from the proxy, recorded with an error, instead of going to the upstream.
+   */
+  endAfterScript?: boolean;
 }
 
 export type RolloutStatus = 'pending' | 'running' | 'finished' | 'error';

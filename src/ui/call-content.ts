@@ -22,6 +22,8 @@ export function answerOf(response: unknown, protocol: ProtocolName): AnswerView 
     for (const item of Array.isArray(response.output) ? response.output : []) {
       if (!isRecord(item)) continue;
       if (item.type === 'function_call') out.toolCalls.push({ name: String(item.name ?? ''), arguments: String(item.arguments ?? '') });
+      // freeform tools (Codex's apply_patch): the raw input is the arguments
+      if (item.type === 'custom_tool_call') out.toolCalls.push({ name: String(item.name ?? ''), arguments: String(item.input ?? '') });
       if (item.type === 'message' && Array.isArray(item.content)) {
         for (const part of item.content) if (isRecord(part) && typeof part.text === 'string') out.text += part.text;
       }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { forkRollout, planFork } from '../rollout/fork.js';
-import { replayRollout } from '../rollout/replay.js';
+import { planReplay, replayRollout } from '../rollout/replay.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { readArtifact } from './artifacts.js';
@@ -83,6 +83,7 @@ export function buildInspectorApp(options: InspectorOptions): { app: FastifyInst
     const rolloutId = req.params.id;
     if (!(await folder.store.getRollout(rolloutId))) return reply.code(404).send(error(`no rollout ${rolloutId}`));
     if (jobs.busy) return reply.code(409).send(error(`a ${jobs.busy.kind} of ${jobs.busy.rolloutId} is running; wait for it to end`));
+    await planReplay(folder.store, folder.dir, rolloutId); // a recording that cannot be played back is a 400 now, not a failed job later
     const job = jobs.start('replay', rolloutId, async () => {
       const r = await replayRollout(folder.dir, rolloutId, { extraCaFile: options.extraCaFile });
       return { rolloutId: r.replay.id, runId: r.replay.runId, identical: r.identical, differences: r.differences, reward: r.replay.reward };

@@ -6,7 +6,7 @@ import { abortOnSignals } from '../interrupt.js';
 /** `openforge replay`: a determinism check of an environment and its grader. */
 export function replayCommand(): Command {
   return new Command('replay')
-    .description('re-run a rollout with its recorded answers (sim:replay) and report whether every tool call, tool result and the reward came out the same')
+    .description('re-run a rollout, the proxy playing back its recorded answers in the protocol the harness speaks, and report whether every tool call, tool result and the reward came out the same')
     .argument('<rollout>', 'rollout id')
     .option('-d, --dir <run-dir>', "the run's output folder (default: ., ./runs or ./runs/*, whichever holds the rollout)")
     .option('--json', 'print the report as JSON')

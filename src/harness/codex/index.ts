@@ -17,6 +17,8 @@ export const codex: Harness = {
   minMemoryMb: 1024,
   // No turn limit in `codex exec` (no flag or config key in 0.171.0).
   maxTurnsAtProxy: true,
+  // exec_command results open with "Chunk ID: 1f0a2b\nWall time: 0.0123 seconds", new on every run
+  volatileToolOutput: [/Chunk ID: \w+/g, /Wall time: [\d.]+ seconds/g],
   setup: (ctx) => ({
     files: [{ path: `${CODEX_HOME}/config.toml`, content: configToml(ctx) }],
     env: { HOME: HARNESS_HOME, CODEX_HOME, [API_KEY_VAR]: ctx.secret, SHELL: '/bin/bash', NO_COLOR: '1' },

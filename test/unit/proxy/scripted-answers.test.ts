@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCRIPTED_UPSTREAM, type ScriptedAnswer } from '../../../src/proxy/scripted-answers.js';
+import { BEYOND_SCRIPT_UPSTREAM, SCRIPTED_UPSTREAM, type ScriptedAnswer } from '../../../src/proxy/scripted-answers.js';
 import type { ProxySession } from '../../../src/store/types.js';
 import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
@@ -100,5 +100,31 @@ describe('a session with scripted answers (a fork)', () => {
     const second = await anthropic.messages.create({ model: 'policy', max_tokens: 100, messages: [{ role: 'user', content: 'and now?' }] });
     expect(second.stop_reason).toBe('end_turn');
     expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'The edited answer.' })]);
+  });
+});
+
+describe('a session whose script is the whole episode (a replay)', () => {
+  it('answers a policy call past the script with a final message of its own, never asking the upstream, and records the overrun', async () => {
+    const session = withScript(scripted());
+    session.endAfterScript = true;
+    const anthropic = new Anthropic({ baseURL: `${fx.proxy.url}/s/${session.secret}`, apiKey: 'x', maxRetries: 0 });
+    const before = fx.fake.requests.length;
+    const ask = (content: string) => anthropic.messages.stream({ model: 'policy', max_tokens: 100, messages: [{ role: 'user', content }] }).finalMessage();
+    await ask('list the files');
+    await ask('and now?');
+    const third = await ask('and after that?');
+    expect(third.stop_reason).toBe('end_turn');
+    expect(third.content).toEqual([expect.objectContaining({ type: 'text', text: expect.stringMatching(/made only 2 model call\(s\); there is no recorded answer for call 3/) })]);
+    await anthropic.messages.create({ model: 'policy-small', max_tokens: 10, messages: [{ role: 'user', content: 'a title?' }] }); // helpers still go upstream
+    expect(fx.fake.requests.length - before).toBe(1);
+
+    const calls = (await fx.sink.waitFor(fx.sink.calls.length)).filter((c) => c.rolloutId === session.rolloutId);
+    expect(calls.map((c) => [c.seq, c.label, c.upstream, c.status])).toEqual([
+      [1, 'policy', SCRIPTED_UPSTREAM, 200],
+      [2, 'policy', SCRIPTED_UPSTREAM, 200],
+      [3, 'policy', BEYOND_SCRIPT_UPSTREAM, 200],
+      [4, 'helper', expect.not.stringMatching(/^openforge:/), 200],
+    ]);
+    expect(calls[2]).toMatchObject({ error: expect.stringMatching(/^the replay made more model calls than the original: policy call 3, while the original made 2/), completionTokenIds: null });
   });
 });
