@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { ActionError, CanonicalAction, Observation, StepOptions, Tab, Viewport } from '../actions.js';
 import { type Capture, capture, withTimeout } from './capture.js';
-import { MUTATION_PROBE, NetworkTracker, type SettlePolicy, settle, sleep } from './settle.js';
+import { NetworkTracker, SETTLE_PROBE, type SettleMark, type SettlePolicy, settle, sleep, unchangedSince } from './settle.js';
 
 /** An action that failed in a way the agent can act on: reported as last_action_error, the episode goes on. */
 export class StepError extends Error {
@@ -40,7 +40,7 @@ export class Episode {
     const ep = new Episode(context, settings);
     context.setDefaultTimeout(settings.actionTimeoutMs);
     context.setDefaultNavigationTimeout(settings.actionTimeoutMs);
-    await context.addInitScript(MUTATION_PROBE);
+    await context.addInitScript(SETTLE_PROBE);
     // New tabs and pop-ups (target=_blank, window.open) become the active tab.
     context.on('page', (page) => {
       ep.track(page);
@@ -222,18 +222,26 @@ export class Episode {
     await act(locator);
   }
 
-  /** Call before a step's actions, so settle() can tell which tabs the step opened. */
+  /** Call before a step's actions, so settle() can tell which tabs and requests the step started. */
   beginStep(): void {
     this.pagesAtStep = new Set(this.context.pages());
+    this.stepStarted = performance.now();
   }
   private pagesAtStep = new Set<Page>();
+  private stepStarted = performance.now();
+  /** The stable state the latest settle() found, which observe() checks its screenshot against. */
+  private settled?: { page: Page; mark: SettleMark; deadline: number };
 
-  /** Settles the active tab; when the step opened a tab (pop-up, target=_blank), follows it and settles that. */
+  /**
+   * Settles the active tab; when the step opened a tab (pop-up, target=_blank), follows it and settles that.
+   * Also run between the actions of one step, so an action after a navigation reaches the new page.
+   */
   async settle(): Promise<number> {
     const started = performance.now();
     const deadline = started + this.settings.settle.capMs;
     const first = this.page();
-    const result = await settle(first, this.networkOf(first), this.settings.settle, deadline);
+    this.settled = undefined;
+    let result = await settle(first, this.networkOf(first), this.settings.settle, this.stepStarted, deadline);
     const opened = () => this.context.pages().filter((p) => !this.pagesAtStep.has(p));
     if (result.popup && opened().length === 0) {
       await this.context.waitForEvent('page', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
@@ -242,10 +250,34 @@ export class Episode {
     if (page !== first && opened().includes(page)) {
       // A new tab starts at about:blank; wait for its first document before settling it.
       await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
-      await settle(page, this.networkOf(page), this.settings.settle, deadline);
+      result = await settle(page, this.networkOf(page), this.settings.settle, this.stepStarted, deadline);
     }
+    if (result.mark) this.settled = { page, mark: result.mark, deadline };
     this.pagesAtStep = new Set(this.context.pages());
     return performance.now() - started;
+  }
+
+  /**
+   * The screenshot is taken as soon as nothing is pending, while the page's last DOM changes may still be
+   * within a frame or two; it is kept only when the page provably did not change while it was taken
+   * (same document, same mutation count, no work finished meanwhile), else the page is settled again and
+   * captured again — at most maxCaptures times, within the settle cap. Returns the extra settle time.
+   */
+  private async captureStable(page: Page, shoot: () => Promise<Capture>): Promise<{ shot: Capture; resettle_ms: number }> {
+    const policy = this.settings.settle;
+    let resettle_ms = 0;
+    for (let n = 1; ; n++) {
+      const settled = this.settled;
+      const started = performance.now();
+      const shot = await shoot();
+      if (!settled || settled.page !== page || n >= policy.maxCaptures || performance.now() >= settled.deadline) return { shot, resettle_ms };
+      const checked = performance.now();
+      const unchanged = await unchangedSince(page, this.networkOf(page), policy, settled.mark, this.stepStarted, checked - started);
+      if (unchanged || page !== this.page()) return { shot, resettle_ms: resettle_ms + performance.now() - checked };
+      const again = await settle(page, this.networkOf(page), policy, this.stepStarted, settled.deadline);
+      this.settled = again.mark ? { page, mark: again.mark, deadline: settled.deadline } : undefined;
+      resettle_ms += performance.now() - checked;
+    }
   }
 
   private networkOf(page: Page): NetworkTracker {
@@ -273,22 +305,25 @@ export class Episode {
     const page = this.page();
     const started = performance.now();
     let shot: Capture = { data: '', mime: 'image/png', width: 0, height: 0, scale: 1 };
+    let resettle_ms = 0;
     if (options.screenshot !== false) {
+      const request = {
+        format: options.image_format ?? 'png',
+        quality: options.jpeg_quality,
+        viewport: this.settings.viewport,
+        dpr: this.settings.dpr,
+        region: this.zoom,
+        deadlineMs: this.settings.captureDeadlineMs,
+      } as const;
       try {
-        shot = await capture(page, {
-          format: options.image_format ?? 'png',
-          quality: options.jpeg_quality,
-          viewport: this.settings.viewport,
-          dpr: this.settings.dpr,
-          region: this.zoom,
-          deadlineMs: this.settings.captureDeadlineMs,
-        });
+        ({ shot, resettle_ms } = await this.captureStable(page, () => capture(page, request)));
       } catch (err) {
         error ??= { code: 'screenshot_failed', message: `the screenshot failed twice: ${firstLine(err)}` };
       }
     }
     this.zoom = undefined;
-    const capture_ms = performance.now() - started;
+    this.settled = undefined;
+    const capture_ms = performance.now() - started - resettle_ms;
     let aria: string | undefined;
     if (options.aria) {
       aria = await page.ariaSnapshot({ mode: 'ai', timeout: this.settings.actionTimeoutMs }).catch((err: unknown) => {
@@ -307,7 +342,7 @@ export class Episode {
       tabs,
       ...(aria !== undefined ? { aria_snapshot: aria } : {}),
       last_action_error: error,
-      timings: { action_ms: round(timings.action_ms), settle_ms: round(timings.settle_ms), capture_ms: round(capture_ms) },
+      timings: { action_ms: round(timings.action_ms), settle_ms: round(timings.settle_ms + resettle_ms), capture_ms: round(capture_ms) },
       ...(this.finished ? { finished: this.finished } : {}),
     };
   }
