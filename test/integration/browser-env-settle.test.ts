@@ -31,7 +31,7 @@ describe('the step observation after a delayed change', { timeout: 240_000 }, ()
   it('shows what an 80 ms timer started by the click changed', async () => {
     const reset = await env.post('/reset', { start_url: DELAYED });
     expect(panel(reset)).toEqual(RED);
-    const obs = await env.post('/step', { action: { type: 'click', x: 100, y: 60 } });
+    const obs: Observation = await env.post('/step', { action: { type: 'click', x: 100, y: 60 } });
     expect(obs.last_action_error).toBeNull();
     expect(obs.title).toBe('later:done');
     expect(panel(obs)).toEqual(GREEN);
@@ -40,7 +40,7 @@ describe('the step observation after a delayed change', { timeout: 240_000 }, ()
   it('shows what a fetch that answers after 80 ms changed', async () => {
     const reset = await env.post('/reset', { start_url: DELAYED });
     expect(panel(reset)).toEqual(RED);
-    const obs = await env.post('/step', { action: { type: 'click', x: 260, y: 60 } });
+    const obs: Observation = await env.post('/step', { action: { type: 'click', x: 260, y: 60 } });
     expect(obs.title).toBe('fetched:true');
     expect(panel(obs)).toEqual(BLUE);
   });
@@ -48,14 +48,14 @@ describe('the step observation after a delayed change', { timeout: 240_000 }, ()
   it('shows a modal opened over two animation frames with a 300 ms fade-in, fully faded in', async () => {
     const reset = await env.post('/reset', { start_url: DELAYED });
     expect(pixelAt(shot(reset), 800, 350)).toEqual(WHITE);
-    const obs = await env.post('/step', { action: { type: 'click', x: 420, y: 60 } });
+    const obs: Observation = await env.post('/step', { action: { type: 'click', x: 420, y: 60 } });
     expect(obs.title).toBe('modal:open');
     expect(pixelAt(shot(obs), 800, 350)).toEqual(BLACK);
   });
 
   it('shows the new page after a click on a link whose page takes 150 ms to arrive', async () => {
     await env.post('/reset', { start_url: DELAYED });
-    const obs = await env.post('/step', { action: { type: 'click', x: 580, y: 60 } });
+    const obs: Observation = await env.post('/step', { action: { type: 'click', x: 580, y: 60 } });
     expect(obs.last_action_error).toBeNull();
     expect(obs.title).toBe('next');
     expect(obs.url).toContain('file=next.html');
@@ -65,7 +65,7 @@ describe('the step observation after a delayed change', { timeout: 240_000 }, ()
   it('types into the new page when one step clicks a slow link and then types', async () => {
     await env.post('/reset', { start_url: DELAYED });
     // Without settling between the actions, the text would go to the old page's focused input and be lost.
-    const obs = await env.post('/step', { actions: [{ type: 'click', x: 580, y: 60 }, { type: 'type', text: 'hello' }] });
+    const obs: Observation = await env.post('/step', { actions: [{ type: 'click', x: 580, y: 60 }, { type: 'type', text: 'hello' }] });
     expect(obs.last_action_error).toBeNull();
     expect(obs.title).toBe('next:hello');
     const aria = await env.get('/observation?aria=1');
@@ -75,7 +75,7 @@ describe('the step observation after a delayed change', { timeout: 240_000 }, ()
 
   it('returns an unchanged page as it was when the action changes nothing', async () => {
     const reset = await env.post('/reset', { start_url: DELAYED });
-    const obs = await env.post('/step', { action: { type: 'move', x: 900, y: 700 } });
+    const obs: Observation = await env.post('/step', { action: { type: 'move', x: 900, y: 700 } });
     expect(obs.last_action_error).toBeNull();
     expect(obs.title).toBe(reset.title);
     expect(panel(obs)).toEqual(RED);

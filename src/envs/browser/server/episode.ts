@@ -263,7 +263,7 @@ export class Episode {
    * (same document, same mutation count, no work finished meanwhile), else the page is settled again and
    * captured again — at most maxCaptures times, within the settle cap. Returns the extra settle time.
    */
-  private async captureStable(page: Page, shoot: () => Promise<Capture>): Promise<{ shot: Capture; resettle_ms: number }> {
+  private async captureStable(page: Page, shoot: () => Promise<Capture>): Promise<{ shot: Capture; resettle_ms: number; title?: string }> {
     const policy = this.settings.settle;
     let resettle_ms = 0;
     for (let n = 1; ; n++) {
@@ -273,7 +273,7 @@ export class Episode {
       if (!settled || settled.page !== page || n >= policy.maxCaptures || performance.now() >= settled.deadline) return { shot, resettle_ms };
       const checked = performance.now();
       const unchanged = await unchangedSince(page, this.networkOf(page), policy, settled.mark, this.stepStarted, checked - started);
-      if (unchanged || page !== this.page()) return { shot, resettle_ms: resettle_ms + performance.now() - checked };
+      if (unchanged || page !== this.page()) return { shot, resettle_ms: resettle_ms + performance.now() - checked, title: unchanged?.title };
       const again = await settle(page, this.networkOf(page), policy, this.stepStarted, settled.deadline);
       this.settled = again.mark ? { page, mark: again.mark, deadline: settled.deadline } : undefined;
       resettle_ms += performance.now() - checked;
@@ -289,12 +289,13 @@ export class Episode {
     return tracker;
   }
 
-  async tabs(): Promise<Tab[]> {
+  /** The open tabs; `activeTitle` is the active tab's title when the caller has just read it. */
+  async tabs(activeTitle?: string): Promise<Tab[]> {
     return Promise.all(
       this.context.pages().map(async (p, index) => ({
         index,
         url: p.url(),
-        title: await withTimeout(p.title(), 1000, 'title').catch(() => ''),
+        title: index === this.active && activeTitle !== undefined ? activeTitle : await withTimeout(p.title(), 1000, 'title').catch(() => ''),
         active: index === this.active,
       })),
     );
@@ -306,6 +307,7 @@ export class Episode {
     const started = performance.now();
     let shot: Capture = { data: '', mime: 'image/png', width: 0, height: 0, scale: 1 };
     let resettle_ms = 0;
+    let title: string | undefined;
     if (options.screenshot !== false) {
       const request = {
         format: options.image_format ?? 'png',
@@ -316,7 +318,7 @@ export class Episode {
         deadlineMs: this.settings.captureDeadlineMs,
       } as const;
       try {
-        ({ shot, resettle_ms } = await this.captureStable(page, () => capture(page, request)));
+        ({ shot, resettle_ms, title } = await this.captureStable(page, () => capture(page, request)));
       } catch (err) {
         error ??= { code: 'screenshot_failed', message: `the screenshot failed twice: ${firstLine(err)}` };
       }
@@ -331,7 +333,7 @@ export class Episode {
         return undefined;
       });
     }
-    const tabs = await this.tabs();
+    const tabs = await this.tabs(title);
     return {
       screenshot: { data: shot.data, mime: shot.mime, width: shot.width, height: shot.height },
       viewport: { ...this.settings.viewport },

@@ -1,4 +1,5 @@
 import type { Page, Request } from 'playwright-core';
+import { cdpSession } from './capture.js';
 
 /**
  * Injected into every document (an init script): keeps count of what the page still has to do, so settling
@@ -67,6 +68,33 @@ export const SETTLE_PROBE = `(() => {
     navigation.addEventListener('navigatesuccess', over);
     navigation.addEventListener('navigateerror', over);
   }
+  // One look (from the server, over CDP): waits up to waitMs for the pending work above, then reports.
+  const busy = (horizonMs, staleMs) => {
+    if (document.readyState === 'loading') return 'the document is loading';
+    const t = now();
+    if (s.nav && !s.nav.event.defaultPrevented && t - s.nav.at < staleMs * 4) return 'a navigation is under way';
+    if (s.timers.size) return 'a timer is pending';
+    if (s.frames.size) return 'an animation frame is pending';
+    for (const started of s.requests.values()) if (t - started < staleMs) return 'a request is in flight';
+    for (const a of document.getAnimations()) {
+      if (a.playState !== 'running') continue;
+      const end = Number(a.effect && a.effect.getComputedTiming().endTime);
+      const at = Number(a.currentTime || 0);
+      if (Number.isFinite(end) && (end - at) / Math.abs(a.playbackRate || 1) <= horizonMs) return 'an animation is running';
+    }
+    return '';
+  };
+  s.check = async ({ waitMs, horizonMs, staleMs }) => {
+    const until = now() + waitMs;
+    let reason = busy(horizonMs, staleMs);
+    while (reason && now() < until) {
+      await s.sleep(4);
+      reason = busy(horizonMs, staleMs);
+    }
+    const popup = s.popup;
+    s.popup = false;
+    return { busy: reason, doc: s.doc, seq: s.seq, workAgo: now() - s.lastWork, popup, title: document.title };
+  };
   const open = window.open;
   window.open = function (...args) { s.popup = true; return open.apply(this, args); };
   document.addEventListener('click', (e) => {
@@ -78,7 +106,7 @@ export const SETTLE_PROBE = `(() => {
   if (document.documentElement) observe(); else document.addEventListener('DOMContentLoaded', observe, { once: true });
 })();`;
 
-/** What one look at the page found (see pageState). */
+/** What one look at the page found (the probe's check()). */
 export interface PageState {
   /** Why the page is not yet stable ('' when it is). */
   busy: string;
@@ -88,51 +116,8 @@ export interface PageState {
   /** Milliseconds since tracked work (a timer, a frame callback, a request) last finished. */
   workAgo: number;
   popup: boolean;
+  title: string;
 }
-
-/**
- * Runs in the page: waits up to waitMs for the page's own pending work to finish, then reports. Pages
- * without the probe (about:blank before the first navigation) count as stable.
- */
-const pageState = async ({ waitMs, horizonMs, staleMs }: { waitMs: number; horizonMs: number; staleMs: number }): Promise<PageState> => {
-  interface Probe {
-    doc: string;
-    seq: number;
-    lastWork: number;
-    timers: Map<number, true>;
-    frames: Set<number>;
-    requests: Map<number, number>;
-    nav: { event: { defaultPrevented: boolean }; at: number } | null;
-    popup: boolean;
-    sleep(ms: number): Promise<void>;
-  }
-  const s = (window as unknown as { __openforgeSettle?: Probe }).__openforgeSettle;
-  const until = performance.now() + waitMs;
-  const busy = (): string => {
-    if (document.readyState === 'loading') return 'the document is loading';
-    if (!s) return '';
-    const now = performance.now();
-    if (s.nav && !s.nav.event.defaultPrevented && now - s.nav.at < staleMs * 4) return 'a navigation is under way';
-    if (s.timers.size) return 'a timer is pending';
-    if (s.frames.size) return 'an animation frame is pending';
-    for (const started of s.requests.values()) if (now - started < staleMs) return 'a request is in flight';
-    for (const a of document.getAnimations()) {
-      if (a.playState !== 'running') continue;
-      const end = Number(a.effect?.getComputedTiming().endTime);
-      const at = Number(a.currentTime ?? 0);
-      if (Number.isFinite(end) && (end - at) / Math.abs(a.playbackRate || 1) <= horizonMs) return 'an animation is running';
-    }
-    return '';
-  };
-  let reason = busy();
-  while (reason && performance.now() < until) {
-    await (s ? s.sleep(4) : new Promise((r) => setTimeout(r, 4)));
-    reason = busy();
-  }
-  const popup = !!s?.popup;
-  if (s) s.popup = false;
-  return { busy: reason, doc: s?.doc ?? 'none', seq: s?.seq ?? 0, workAgo: s ? performance.now() - s.lastWork : Infinity, popup };
-};
 
 export interface SettlePolicy {
   /** Hard cap: a page that never settles costs at most this. */
@@ -220,23 +205,30 @@ export async function settle(page: Page, network: NetworkTracker, policy: Settle
 }
 
 /**
- * After a screenshot that began `captureMs` ago at `mark`: true when the page provably did not change
- * while it was taken — same document, no DOM mutation, no work pending or finished in the meantime.
+ * After a screenshot that began `captureMs` ago at `mark`: the page's state when it provably did not change
+ * while it was taken — same document, no DOM mutation, no work pending or finished in the meantime —
+ * else undefined.
  */
-export async function unchangedSince(page: Page, network: NetworkTracker, policy: SettlePolicy, mark: SettleMark, since: number, captureMs: number): Promise<boolean> {
-  if (page.isClosed()) return false;
+export async function unchangedSince(page: Page, network: NetworkTracker, policy: SettlePolicy, mark: SettleMark, since: number, captureMs: number): Promise<PageState | undefined> {
+  if (page.isClosed()) return undefined;
   const state = await look(page, policy, performance.now() + 1000, 0);
-  if (!state || state.busy || state.doc !== mark.doc || state.seq !== mark.seq) return false;
-  if (state.workAgo < captureMs || performance.now() - network.lastFinished < captureMs) return false;
-  return !network.busy(since, policy.requestStaleMs);
+  if (!state || state.busy || state.doc !== mark.doc || state.seq !== mark.seq) return undefined;
+  if (state.workAgo < captureMs || performance.now() - network.lastFinished < captureMs) return undefined;
+  return network.busy(since, policy.requestStaleMs) ? undefined : state;
 }
 
+/** Asks the page's probe over the page's CDP session (a cheap round trip); undefined while a document is being replaced. */
 async function look(page: Page, policy: SettlePolicy, deadline: number, waitMs: number): Promise<PageState | undefined> {
+  const args = JSON.stringify({ waitMs: Math.max(0, waitMs), horizonMs: policy.horizonMs, staleMs: policy.requestStaleMs });
+  // A document without the probe (about:blank before the first navigation) counts as stable.
+  const expression = `window.__openforgeSettle ? window.__openforgeSettle.check(${args}) : { busy: document.readyState === 'loading' ? 'the document is loading' : '', doc: 'none', seq: 0, workAgo: 1e9, popup: false, title: document.title }`;
   try {
-    return await Promise.race([
-      page.evaluate(pageState, { waitMs: Math.max(0, waitMs), horizonMs: policy.horizonMs, staleMs: policy.requestStaleMs }),
+    const cdp = await cdpSession(page);
+    const reply = (await Promise.race([
+      cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }),
       sleep(Math.max(1, deadline - performance.now())).then(() => undefined),
-    ]);
+    ])) as { result?: { value?: PageState }; exceptionDetails?: unknown } | undefined;
+    return reply?.exceptionDetails ? undefined : reply?.result?.value;
   } catch {
     return undefined; // the document is being replaced by a navigation
   }
