@@ -77,9 +77,8 @@ export class BrowserEnv {
       if (error?.code === 'browser_crashed' || !ep.alive()) return this.afterCrash(options, `the step stopped: ${error?.message ?? 'the browser died'}`);
       const action_ms = performance.now() - started;
       try {
-        const settle_ms = await ep.settle();
         const wantAria = options.aria ?? schema === 'element';
-        return await ep.observe({ ...options, aria: wantAria }, error, { action_ms, settle_ms });
+        return await ep.settleAndObserve({ ...options, aria: wantAria }, error, action_ms);
       } catch (err) {
         if (!ep.alive()) return this.afterCrash(options, `the step's observation failed: ${firstLine(err)}`);
         throw err;

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { ActionError, CanonicalAction, Observation, StepOptions, Tab, Viewport } from '../actions.js';
-import { type Capture, capture, withTimeout } from './capture.js';
-import { NetworkTracker, SETTLE_PROBE, type SettleMark, type SettlePolicy, settle, sleep, unchangedSince } from './settle.js';
+import { type Capture, type CaptureRequest, capture, withTimeout } from './capture.js';
+import { NetworkTracker, SETTLE_PROBE, type SettleMark, type SettlePolicy, settle, sleep, stableNow, unchangedSince } from './settle.js';
 
 /** An action that failed in a way the agent can act on: reported as last_action_error, the episode goes on. */
 export class StepError extends Error {
@@ -22,6 +22,12 @@ export interface EpisodeSettings {
 }
 
 const MAX_WAIT_MS = 30_000;
+
+/** A screenshot already under way, and when it started. */
+interface PendingCapture {
+  shot: Promise<Capture>;
+  started: number;
+}
 
 /** One episode: a fresh browser context, its tabs, the mouse position, and whether the agent finished. */
 export class Episode {
@@ -236,14 +242,14 @@ export class Episode {
    * Settles the active tab; when the step opened a tab (pop-up, target=_blank), follows it and settles that.
    * Also run between the actions of one step, so an action after a navigation reaches the new page.
    */
-  async settle(): Promise<number> {
+  async settle(popupSeen = false): Promise<number> {
     const started = performance.now();
     const deadline = started + this.settings.settle.capMs;
     const first = this.page();
     this.settled = undefined;
     let result = await settle(first, this.networkOf(first), this.settings.settle, this.stepStarted, deadline);
     const opened = () => this.context.pages().filter((p) => !this.pagesAtStep.has(p));
-    if (result.popup && opened().length === 0) {
+    if ((result.popup || popupSeen) && opened().length === 0) {
       await this.context.waitForEvent('page', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
     }
     const page = this.page();
@@ -263,13 +269,13 @@ export class Episode {
    * (same document, same mutation count, no work finished meanwhile), else the page is settled again and
    * captured again — at most maxCaptures times, within the settle cap. Returns the extra settle time.
    */
-  private async captureStable(page: Page, shoot: () => Promise<Capture>): Promise<{ shot: Capture; resettle_ms: number; title?: string }> {
+  private async captureStable(page: Page, shoot: () => Promise<Capture>, first?: PendingCapture): Promise<{ shot: Capture; resettle_ms: number; title?: string }> {
     const policy = this.settings.settle;
     let resettle_ms = 0;
     for (let n = 1; ; n++) {
       const settled = this.settled;
-      const started = performance.now();
-      const shot = await shoot();
+      const started = n === 1 && first ? first.started : performance.now();
+      const shot = await (n === 1 && first ? first.shot : shoot());
       if (!settled || settled.page !== page || n >= policy.maxCaptures || performance.now() >= settled.deadline) return { shot, resettle_ms };
       const checked = performance.now();
       const unchanged = await unchangedSince(page, this.networkOf(page), policy, settled.mark, this.stepStarted, checked - started);
@@ -302,23 +308,49 @@ export class Episode {
   }
 
   /** Screenshot (CSS px, or the zoomed region), page state, and optionally the ARIA snapshot. */
-  async observe(options: StepOptions, error: ActionError | null, timings: { action_ms: number; settle_ms: number }): Promise<Observation> {
-    const page = this.page();
+  /**
+   * Settles the page after a step and observes it. The screenshot starts together with the first stability
+   * check: when the page is already stable (the usual case) that check costs no time; otherwise the
+   * screenshot is dropped, the page settled, and captured again.
+   */
+  async settleAndObserve(options: StepOptions, error: ActionError | null, action_ms: number): Promise<Observation> {
+    if (options.screenshot === false) return this.observe(options, error, { action_ms, settle_ms: await this.settle() });
     const started = performance.now();
+    const page = this.page();
+    const request = this.captureRequest(options);
+    const shot = capture(page, request);
+    shot.catch(() => undefined); // a dropped speculative screenshot may fail unobserved
+    const quick = await stableNow(page, this.networkOf(page), this.settings.settle, this.stepStarted, started);
+    if (quick.mark && page === this.page()) {
+      this.settled = { page, mark: quick.mark, deadline: started + this.settings.settle.capMs };
+      this.pagesAtStep = new Set(this.context.pages());
+      return this.observe(options, error, { action_ms, settle_ms: 0 }, { shot, started });
+    }
+    const settle_ms = await this.settle(quick.popup);
+    return this.observe(options, error, { action_ms, settle_ms });
+  }
+
+  private captureRequest(options: StepOptions): CaptureRequest {
+    return {
+      format: options.image_format ?? 'png',
+      quality: options.jpeg_quality,
+      viewport: this.settings.viewport,
+      dpr: this.settings.dpr,
+      region: this.zoom,
+      deadlineMs: this.settings.captureDeadlineMs,
+    };
+  }
+
+  async observe(options: StepOptions, error: ActionError | null, timings: { action_ms: number; settle_ms: number }, pending?: PendingCapture): Promise<Observation> {
+    const page = this.page();
+    const started = pending?.started ?? performance.now();
     let shot: Capture = { data: '', mime: 'image/png', width: 0, height: 0, scale: 1 };
     let resettle_ms = 0;
     let title: string | undefined;
     if (options.screenshot !== false) {
-      const request = {
-        format: options.image_format ?? 'png',
-        quality: options.jpeg_quality,
-        viewport: this.settings.viewport,
-        dpr: this.settings.dpr,
-        region: this.zoom,
-        deadlineMs: this.settings.captureDeadlineMs,
-      } as const;
+      const request = this.captureRequest(options);
       try {
-        ({ shot, resettle_ms, title } = await this.captureStable(page, () => capture(page, request)));
+        ({ shot, resettle_ms, title } = await this.captureStable(page, () => capture(page, request), pending));
       } catch (err) {
         error ??= { code: 'screenshot_failed', message: `the screenshot failed twice: ${firstLine(err)}` };
       }

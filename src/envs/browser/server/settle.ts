@@ -217,6 +217,19 @@ export async function unchangedSince(page: Page, network: NetworkTracker, policy
   return network.busy(since, policy.requestStaleMs) ? undefined : state;
 }
 
+/**
+ * One look, without waiting, for a screenshot that started at `capturedAt`: the page's mark when nothing
+ * is pending and no tracked work finished since the screenshot started (so the screenshot cannot predate
+ * a change the step caused); `popup` when the page asked for a new window.
+ */
+export async function stableNow(page: Page, network: NetworkTracker, policy: SettlePolicy, since: number, capturedAt: number): Promise<{ mark?: SettleMark; popup: boolean }> {
+  if (page.isClosed()) return { popup: false };
+  const state = await look(page, policy, performance.now() + 1000, 0);
+  if (!state) return { popup: false };
+  const stable = !state.busy && !state.popup && state.workAgo > performance.now() - capturedAt && network.lastFinished < capturedAt && !network.busy(since, policy.requestStaleMs);
+  return { popup: state.popup, ...(stable ? { mark: { doc: state.doc, seq: state.seq } } : {}) };
+}
+
 /** Asks the page's probe over the page's CDP session (a cheap round trip); undefined while a document is being replaced. */
 async function look(page: Page, policy: SettlePolicy, deadline: number, waitMs: number): Promise<PageState | undefined> {
   const args = JSON.stringify({ waitMs: Math.max(0, waitMs), horizonMs: policy.horizonMs, staleMs: policy.requestStaleMs });
