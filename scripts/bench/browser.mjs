@@ -5,6 +5,7 @@
 // Needs `npm run build` and Docker; builds the browser image if missing (export OPENFORGE_EXTRA_CA where
 // https is intercepted). Prints a table, the ratios, and a JSON line.
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -72,12 +73,15 @@ try {
   ]);
   const up = await box.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 330, env: { OPENFORGE_START_DEADLINE: '300' } });
   if (up.exitCode !== 0) throw new Error(`start-browser-env failed:\n${up.stderr}`);
+  const loadBefore = loadavg();
   const res = await box.exec(['node', '/opt/openforge/browser/bench-step.mjs', values.steps, values.dpr], { timeoutSec: 1200 });
   if (res.exitCode !== 0) throw new Error(`bench failed:\n${res.stdout}\n${res.stderr}`);
   const { raw, click, move, server } = JSON.parse(res.stdout.trim().split('\n').pop());
   const row = (name, xs) => ({ name, p50: q(xs, 0.5), p95: q(xs, 0.95) });
   const rows = [row('raw playwright screenshot', raw), row('step: click (page changes)', click), row('step: move (no change)', move)];
   console.log(`browser env step latency, ${values.steps} steps, 1280x800 at DPR ${values.dpr}, local page, one container`);
+  const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(`  load average (1/5/15 min): before ${load(loadBefore)}, after ${load(loadavg())}`);
   for (const r of rows) console.log(`  ${r.name.padEnd(28)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p95 ${r.p95.toFixed(1).padStart(7)} ms`);
   const split = ['action_ms', 'settle_ms', 'capture_ms'].map((k) => `${k} p50 ${q(server.map((t) => t[k]), 0.5).toFixed(1)}`).join(', ');
   console.log(`  click step on the server: ${split}`);
@@ -86,7 +90,7 @@ try {
     move_p50: rows[2].p50 / rows[0].p50, move_p95: rows[2].p95 / rows[0].p95,
   };
   console.log(`  ratio to raw: click p50 ${ratios.click_p50.toFixed(2)}x p95 ${ratios.click_p95.toFixed(2)}x; move p50 ${ratios.move_p50.toFixed(2)}x p95 ${ratios.move_p95.toFixed(2)}x (target <= 1.3x; p50 <= 150 ms)`);
-  console.log(JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), rows, ratios }));
+  console.log(JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), load: { before: loadBefore, after: loadavg() }, rows, ratios }));
 } finally {
   await backend.removeRun(runId);
 }

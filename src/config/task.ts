@@ -74,6 +74,14 @@ export interface Task {
   solutionDir?: string;
 }
 
+/**
+ * The folder that holds a task — its suite. Symbolic links in the task's folders may point anywhere inside
+ * it (a suite's shared files); image builds and copies into the sandbox follow them and refuse the rest.
+ */
+export function suiteDirOf(task: Task): string {
+  return path.dirname(task.dir);
+}
+
 /** A browser task's settings (defaults filled in), or undefined for a workspace task. */
 export function browserSettings(task: Task): BrowserSettings | undefined {
   const env = task.config.environment;

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
-import { browserSettings, type Task } from '../config/task.js';
+import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 import type { RunNetwork, Sandbox, SandboxBackend, VolumeMount } from '../sandbox/types.js';
@@ -145,7 +145,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       };
       const setup = harness.setup(hctx);
       await box.writeFiles([{ path: INSTRUCTION_PATH, content: task.instruction }, ...setup.files]);
-      for (const c of setup.copies) await box.copyIn(c.hostDir, c.sandboxDir);
+      for (const c of setup.copies) await box.copyIn(c.hostDir, c.sandboxDir, taskLinks(task, c.hostDir));
       return { hctx, env: { ...setup.env, ...config.harness_env } };
     });
 
@@ -171,7 +171,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     throwIfAborted(deps.signal);
     const verifyStarted = Date.now();
     await box.exec(['sh', '-c', 'rm -rf /tests /logs/verifier && mkdir -p /tests /logs/verifier']);
-    await box.copyIn(task.testsDir, '/tests');
+    await box.copyIn(task.testsDir, '/tests', taskLinks(task, task.testsDir));
     const verifyRes = await box.exec(redirected(['bash', '/tests/test.sh'], '/logs/verifier/test-stdout.txt', '/logs/verifier/test-stderr.txt'), {
       timeoutSec: verifierSec,
       env: task.config.verifier.env,
@@ -246,6 +246,13 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
  * Output goes to files inside the sandbox rather than the exec stream: a background process the agent
  * left behind may hold its stdout open forever, which would keep the exec from ending.
  */
+/** A folder of the task (tests/, solution/) may link to its suite's shared files; other folders keep links skipped. */
+function taskLinks(task: Task, hostDir: string): { symlinksWithin?: string } {
+  const suite = suiteDirOf(task);
+  const rel = path.relative(suite, path.resolve(hostDir));
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? { symlinksWithin: suite } : {};
+}
+
 function redirected(command: string[], stdout: string, stderr: string): string[] {
   return ['sh', '-c', `mkdir -p "$(dirname ${stdout})" && exec "$@" >${stdout} 2>${stderr} </dev/null`, 'sh', ...command];
 }

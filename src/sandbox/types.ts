@@ -65,8 +65,11 @@ export interface FileToWrite {
 export interface Sandbox {
   readonly id: string;
   exec(command: string[], options?: ExecOptions): Promise<ExecResult>;
-  /** Copies a host folder's contents into a folder of the sandbox (created if missing). */
-  copyIn(hostDir: string, sandboxDir: string): Promise<void>;
+  /**
+   * Copies a host folder's contents into a folder of the sandbox (created if missing). Symbolic links are
+   * skipped, unless `symlinksWithin` names a folder: then links into it are followed and others refused.
+   */
+  copyIn(hostDir: string, sandboxDir: string, options?: { symlinksWithin?: string }): Promise<void>;
   writeFiles(files: FileToWrite[]): Promise<void>;
   /** Copies a sandbox path (file or folder) into a host folder; false when the path does not exist. */
   copyOut(sandboxPath: string, hostDir: string): Promise<boolean>;

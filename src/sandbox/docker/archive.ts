@@ -1,8 +1,9 @@
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
+import { UserError } from '../../util/errors.js';
 import type { FileToWrite } from '../types.js';
 
 /** Packs files (paths relative to the archive root) into a tar stream for Docker's archive API. */
@@ -26,16 +27,59 @@ export function packFiles(files: { name: string; content: string | Buffer; mode?
   return pack as unknown as Readable;
 }
 
+export interface ReadTreeOptions {
+  /**
+   * Follow symbolic links whose target (resolved) lies inside this folder — a task suite's shared files,
+   * e.g. `environment/site/kit -> ../../../_site-kit` — and refuse, with an error naming the link, any that
+   * lead outside it. Without it, symbolic links are skipped.
+   */
+  symlinksWithin?: string;
+}
+
 /** Every regular file below a host folder, named relative to it, with its mode kept. */
-export function readTree(root: string, prefix = ''): { name: string; content: Buffer; mode: number }[] {
+export function readTree(root: string, prefix = '', options: ReadTreeOptions = {}): { name: string; content: Buffer; mode: number }[] {
+  const within = options.symlinksWithin === undefined ? undefined : realpathSync(options.symlinksWithin);
+  return walk(root, prefix, within, new Set([realpathSync(root)]));
+}
+
+function walk(dir: string, prefix: string, within: string | undefined, ancestors: Set<string>): { name: string; content: Buffer; mode: number }[] {
   const out: { name: string; content: Buffer; mode: number }[] = [];
-  for (const entry of readdirSync(root, { withFileTypes: true })) {
-    const full = path.join(root, entry.name);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
     const name = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...readTree(full, name));
-    else if (entry.isFile()) out.push({ name, content: readFileSync(full), mode: statSync(full).mode & 0o777 });
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      if (within === undefined) continue;
+      const target = linkTarget(full, within);
+      const st = statSync(target);
+      isDir = st.isDirectory();
+      isFile = st.isFile();
+      if (isDir && ancestors.has(target)) throw new UserError(`${full} is a symbolic link to ${target}, a folder that contains it (a loop)`, 'link to a sibling folder instead');
+    }
+    if (isDir) {
+      const real = realpathSync(full);
+      out.push(...walk(full, name, within, new Set([...ancestors, real])));
+    } else if (isFile) out.push({ name, content: readFileSync(full), mode: statSync(full).mode & 0o777 });
   }
   return out;
+}
+
+/** The resolved target of a symbolic link that must stay inside `within`. */
+function linkTarget(link: string, within: string): string {
+  let target: string;
+  try {
+    target = realpathSync(link);
+  } catch {
+    throw new UserError(`${link} is a symbolic link to ${readlinkSync(link)}, which does not exist`, 'fix or remove the link');
+  }
+  if (target !== within && !target.startsWith(within + path.sep)) {
+    throw new UserError(
+      `${link} is a symbolic link to ${target}, outside ${within}`,
+      `links in a task may only point inside its suite folder (${within}); move the shared files there or copy them in`,
+    );
+  }
+  return target;
 }
 
 /** Absolute sandbox paths become archive entries relative to `/`. */

@@ -62,9 +62,9 @@ export class DockerSandbox implements Sandbox {
     return { exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, durationMs };
   }
 
-  async copyIn(hostDir: string, sandboxDir: string): Promise<void> {
+  async copyIn(hostDir: string, sandboxDir: string, options: { symlinksWithin?: string } = {}): Promise<void> {
     await this.exec(['mkdir', '-p', sandboxDir]);
-    await this.container.putArchive(packFiles(readTree(hostDir)), { path: sandboxDir });
+    await this.container.putArchive(packFiles(readTree(hostDir, '', options)), { path: sandboxDir });
   }
 
   async writeFiles(files: FileToWrite[]): Promise<void> {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
-import type { Task } from '../../config/task.js';
+import { type Task, suiteDirOf } from '../../config/task.js';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { contentHash } from '../../util/hash.js';
 import { packageRoot } from '../../util/paths.js';
@@ -104,7 +104,7 @@ export class ImageBuilder {
     const resolved = dockerfile.replace(new RegExp(PROJECT_IMAGE_REF.source, 'gim'), (_m, from: string, which: string, _t, end: string) =>
       `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
     );
-    const files = readTree(task.environmentDir!).map((f) => (f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f));
+    const files = readTree(task.environmentDir!, '', { symlinksWithin: suiteDirOf(task) }).map((f) => (f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f));
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
     return { tag, files, usesBrowser };
   }

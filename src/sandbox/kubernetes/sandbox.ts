@@ -50,8 +50,8 @@ export class KubernetesSandbox implements Sandbox {
     return { exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, durationMs };
   }
 
-  async copyIn(hostDir: string, sandboxDir: string): Promise<void> {
-    await this.untar(sandboxDir, packFiles(readTree(hostDir)));
+  async copyIn(hostDir: string, sandboxDir: string, options: { symlinksWithin?: string } = {}): Promise<void> {
+    await this.untar(sandboxDir, packFiles(readTree(hostDir, '', options)));
   }
 
   async writeFiles(files: FileToWrite[]): Promise<void> {

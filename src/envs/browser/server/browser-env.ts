@@ -61,6 +61,7 @@ export class BrowserEnv {
       if (this.host.takeCrashNotice() || !ep.alive()) return this.afterCrash(options, 'the actions were not run');
       const started = performance.now();
       ep.beginStep();
+      const progress = { ran: 0 };
       for (const raw of actions) {
         let canonical: CanonicalAction[];
         try {
@@ -70,15 +71,14 @@ export class BrowserEnv {
           error = { code: err.code, message: err.message };
           break;
         }
-        error = await this.runAll(ep, canonical);
+        error = await this.runAll(ep, canonical, progress);
         if (error) break;
       }
       if (error?.code === 'browser_crashed' || !ep.alive()) return this.afterCrash(options, `the step stopped: ${error?.message ?? 'the browser died'}`);
       const action_ms = performance.now() - started;
       try {
-        const settle_ms = await ep.settle();
         const wantAria = options.aria ?? schema === 'element';
-        return await ep.observe({ ...options, aria: wantAria }, error, { action_ms, settle_ms });
+        return await ep.settleAndObserve({ ...options, aria: wantAria }, error, action_ms);
       } catch (err) {
         if (!ep.alive()) return this.afterCrash(options, `the step's observation failed: ${firstLine(err)}`);
         throw err;
@@ -102,9 +102,14 @@ export class BrowserEnv {
     return this.episode?.finished;
   }
 
-  private async runAll(ep: Episode, actions: CanonicalAction[]): Promise<ActionError | null> {
+  /**
+   * Runs canonical actions in order. Between two actions of one step the page is settled, so an action
+   * after a click that navigates (or opens a tab, or starts a fetch) reaches the new state, not the old page.
+   */
+  private async runAll(ep: Episode, actions: CanonicalAction[], progress: { ran: number }): Promise<ActionError | null> {
     for (const action of actions) {
       try {
+        if (progress.ran++ > 0) await ep.settle();
         await ep.run(action);
       } catch (err) {
         if (err instanceof StepError) return { code: err.code, message: err.message };

@@ -21,7 +21,8 @@ export interface Capture {
 
 const sessions = new WeakMap<Page, Promise<CDPSession>>();
 
-function session(page: Page): Promise<CDPSession> {
+/** The page's CDP session, opened once and shared (screenshots, settle checks). */
+export function cdpSession(page: Page): Promise<CDPSession> {
   let s = sessions.get(page);
   if (!s) {
     s = page.context().newCDPSession(page);
@@ -45,7 +46,7 @@ export async function capture(page: Page, req: CaptureRequest): Promise<Capture>
 }
 
 async function captureOnce(page: Page, req: CaptureRequest): Promise<Capture> {
-  const cdp = await session(page);
+  const cdp = await cdpSession(page);
   const { width: vw, height: vh } = req.viewport;
   const [x0, y0, x1, y1] = req.region ?? [0, 0, vw, vh];
   const w = Math.max(1, Math.min(vw, x1) - Math.max(0, x0));

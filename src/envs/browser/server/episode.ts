@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { ActionError, CanonicalAction, Observation, StepOptions, Tab, Viewport } from '../actions.js';
-import { type Capture, capture, withTimeout } from './capture.js';
-import { MUTATION_PROBE, NetworkTracker, type SettlePolicy, settle, sleep } from './settle.js';
+import { type Capture, type CaptureRequest, capture, withTimeout } from './capture.js';
+import { NetworkTracker, SETTLE_PROBE, type SettleMark, type SettlePolicy, settle, sleep, stableNow, unchangedSince } from './settle.js';
 
 /** An action that failed in a way the agent can act on: reported as last_action_error, the episode goes on. */
 export class StepError extends Error {
@@ -23,6 +23,12 @@ export interface EpisodeSettings {
 
 const MAX_WAIT_MS = 30_000;
 
+/** A screenshot already under way, and when it started. */
+interface PendingCapture {
+  shot: Promise<Capture>;
+  started: number;
+}
+
 /** One episode: a fresh browser context, its tabs, the mouse position, and whether the agent finished. */
 export class Episode {
   private active = 0;
@@ -40,7 +46,7 @@ export class Episode {
     const ep = new Episode(context, settings);
     context.setDefaultTimeout(settings.actionTimeoutMs);
     context.setDefaultNavigationTimeout(settings.actionTimeoutMs);
-    await context.addInitScript(MUTATION_PROBE);
+    await context.addInitScript(SETTLE_PROBE);
     // New tabs and pop-ups (target=_blank, window.open) become the active tab.
     context.on('page', (page) => {
       ep.track(page);
@@ -222,30 +228,62 @@ export class Episode {
     await act(locator);
   }
 
-  /** Call before a step's actions, so settle() can tell which tabs the step opened. */
+  /** Call before a step's actions, so settle() can tell which tabs and requests the step started. */
   beginStep(): void {
     this.pagesAtStep = new Set(this.context.pages());
+    this.stepStarted = performance.now();
   }
   private pagesAtStep = new Set<Page>();
+  private stepStarted = performance.now();
+  /** The stable state the latest settle() found, which observe() checks its screenshot against. */
+  private settled?: { page: Page; mark: SettleMark; deadline: number };
 
-  /** Settles the active tab; when the step opened a tab (pop-up, target=_blank), follows it and settles that. */
-  async settle(): Promise<number> {
+  /**
+   * Settles the active tab; when the step opened a tab (pop-up, target=_blank), follows it and settles that.
+   * Also run between the actions of one step, so an action after a navigation reaches the new page.
+   */
+  async settle(popupSeen = false): Promise<number> {
     const started = performance.now();
     const deadline = started + this.settings.settle.capMs;
     const first = this.page();
-    const result = await settle(first, this.networkOf(first), this.settings.settle, deadline);
+    this.settled = undefined;
+    let result = await settle(first, this.networkOf(first), this.settings.settle, this.stepStarted, deadline);
     const opened = () => this.context.pages().filter((p) => !this.pagesAtStep.has(p));
-    if (result.popup && opened().length === 0) {
+    if ((result.popup || popupSeen) && opened().length === 0) {
       await this.context.waitForEvent('page', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
     }
     const page = this.page();
     if (page !== first && opened().includes(page)) {
       // A new tab starts at about:blank; wait for its first document before settling it.
       await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - performance.now()) }).catch(() => undefined);
-      await settle(page, this.networkOf(page), this.settings.settle, deadline);
+      result = await settle(page, this.networkOf(page), this.settings.settle, this.stepStarted, deadline);
     }
+    if (result.mark) this.settled = { page, mark: result.mark, deadline };
     this.pagesAtStep = new Set(this.context.pages());
     return performance.now() - started;
+  }
+
+  /**
+   * The screenshot is taken as soon as nothing is pending, while the page's last DOM changes may still be
+   * within a frame or two; it is kept only when the page provably did not change while it was taken
+   * (same document, same mutation count, no work finished meanwhile), else the page is settled again and
+   * captured again — at most maxCaptures times, within the settle cap. Returns the extra settle time.
+   */
+  private async captureStable(page: Page, shoot: () => Promise<Capture>, first?: PendingCapture): Promise<{ shot: Capture; resettle_ms: number; title?: string }> {
+    const policy = this.settings.settle;
+    let resettle_ms = 0;
+    for (let n = 1; ; n++) {
+      const settled = this.settled;
+      const started = n === 1 && first ? first.started : performance.now();
+      const shot = await (n === 1 && first ? first.shot : shoot());
+      if (!settled || settled.page !== page || n >= policy.maxCaptures || performance.now() >= settled.deadline) return { shot, resettle_ms };
+      const checked = performance.now();
+      const unchanged = await unchangedSince(page, this.networkOf(page), policy, settled.mark, this.stepStarted, checked - started);
+      if (unchanged || page !== this.page()) return { shot, resettle_ms: resettle_ms + performance.now() - checked, title: unchanged?.title };
+      const again = await settle(page, this.networkOf(page), policy, this.stepStarted, settled.deadline);
+      this.settled = again.mark ? { page, mark: again.mark, deadline: settled.deadline } : undefined;
+      resettle_ms += performance.now() - checked;
+    }
   }
 
   private networkOf(page: Page): NetworkTracker {
@@ -257,38 +295,69 @@ export class Episode {
     return tracker;
   }
 
-  async tabs(): Promise<Tab[]> {
+  /** The open tabs; `activeTitle` is the active tab's title when the caller has just read it. */
+  async tabs(activeTitle?: string): Promise<Tab[]> {
     return Promise.all(
       this.context.pages().map(async (p, index) => ({
         index,
         url: p.url(),
-        title: await withTimeout(p.title(), 1000, 'title').catch(() => ''),
+        title: index === this.active && activeTitle !== undefined ? activeTitle : await withTimeout(p.title(), 1000, 'title').catch(() => ''),
         active: index === this.active,
       })),
     );
   }
 
   /** Screenshot (CSS px, or the zoomed region), page state, and optionally the ARIA snapshot. */
-  async observe(options: StepOptions, error: ActionError | null, timings: { action_ms: number; settle_ms: number }): Promise<Observation> {
-    const page = this.page();
+  /**
+   * Settles the page after a step and observes it. The screenshot starts together with the first stability
+   * check: when the page is already stable (the usual case) that check costs no time; otherwise the
+   * screenshot is dropped, the page settled, and captured again.
+   */
+  async settleAndObserve(options: StepOptions, error: ActionError | null, action_ms: number): Promise<Observation> {
+    if (options.screenshot === false) return this.observe(options, error, { action_ms, settle_ms: await this.settle() });
     const started = performance.now();
+    const page = this.page();
+    const request = this.captureRequest(options);
+    const shot = capture(page, request);
+    shot.catch(() => undefined); // a dropped speculative screenshot may fail unobserved
+    const quick = await stableNow(page, this.networkOf(page), this.settings.settle, this.stepStarted, started);
+    if (quick.mark && page === this.page()) {
+      this.settled = { page, mark: quick.mark, deadline: started + this.settings.settle.capMs };
+      this.pagesAtStep = new Set(this.context.pages());
+      return this.observe(options, error, { action_ms, settle_ms: 0 }, { shot, started });
+    }
+    const settle_ms = await this.settle(quick.popup);
+    return this.observe(options, error, { action_ms, settle_ms });
+  }
+
+  private captureRequest(options: StepOptions): CaptureRequest {
+    return {
+      format: options.image_format ?? 'png',
+      quality: options.jpeg_quality,
+      viewport: this.settings.viewport,
+      dpr: this.settings.dpr,
+      region: this.zoom,
+      deadlineMs: this.settings.captureDeadlineMs,
+    };
+  }
+
+  async observe(options: StepOptions, error: ActionError | null, timings: { action_ms: number; settle_ms: number }, pending?: PendingCapture): Promise<Observation> {
+    const page = this.page();
+    const started = pending?.started ?? performance.now();
     let shot: Capture = { data: '', mime: 'image/png', width: 0, height: 0, scale: 1 };
+    let resettle_ms = 0;
+    let title: string | undefined;
     if (options.screenshot !== false) {
+      const request = this.captureRequest(options);
       try {
-        shot = await capture(page, {
-          format: options.image_format ?? 'png',
-          quality: options.jpeg_quality,
-          viewport: this.settings.viewport,
-          dpr: this.settings.dpr,
-          region: this.zoom,
-          deadlineMs: this.settings.captureDeadlineMs,
-        });
+        ({ shot, resettle_ms, title } = await this.captureStable(page, () => capture(page, request), pending));
       } catch (err) {
         error ??= { code: 'screenshot_failed', message: `the screenshot failed twice: ${firstLine(err)}` };
       }
     }
     this.zoom = undefined;
-    const capture_ms = performance.now() - started;
+    this.settled = undefined;
+    const capture_ms = performance.now() - started - resettle_ms;
     let aria: string | undefined;
     if (options.aria) {
       aria = await page.ariaSnapshot({ mode: 'ai', timeout: this.settings.actionTimeoutMs }).catch((err: unknown) => {
@@ -296,7 +365,7 @@ export class Episode {
         return undefined;
       });
     }
-    const tabs = await this.tabs();
+    const tabs = await this.tabs(title);
     return {
       screenshot: { data: shot.data, mime: shot.mime, width: shot.width, height: shot.height },
       viewport: { ...this.settings.viewport },
@@ -307,7 +376,7 @@ export class Episode {
       tabs,
       ...(aria !== undefined ? { aria_snapshot: aria } : {}),
       last_action_error: error,
-      timings: { action_ms: round(timings.action_ms), settle_ms: round(timings.settle_ms), capture_ms: round(capture_ms) },
+      timings: { action_ms: round(timings.action_ms), settle_ms: round(timings.settle_ms + resettle_ms), capture_ms: round(capture_ms) },
       ...(this.finished ? { finished: this.finished } : {}),
     };
   }
