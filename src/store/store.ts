@@ -92,7 +92,7 @@ interface CallRow {
   /** Delta storage (see prompt-delta.ts): when set, prompt_ids holds only the tokens after the shared prefix. */
   prompt_base_seq: number | null;
   prompt_shared_len: number | null;
-  /** Delta storage (see request-delta.ts): when set, request holds only the text after the shared prefix. */
+  /** Delta storage (see request-delta.ts): when set, request holds only the text after the shared prefix. Rows stored whole since then have request_shared_len 0. */
   request_base_seq: number | null;
   request_shared_len: number | null;
 }
@@ -139,7 +139,7 @@ function callParams(c: RecordedCall, request: string, delta: PromptDelta | undef
     c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, requestDelta ? requestDelta.suffix : request, response, c.status, c.error,
     encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
     c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
-    requestDelta?.baseSeq ?? null, requestDelta?.sharedLen ?? null,
+    requestDelta?.baseSeq ?? null, requestDelta?.sharedLen ?? 0,
   ];
 }
 
@@ -350,41 +350,82 @@ export class Store {
    * The calls of one rollout in seq order, a page of up to `pageSize` rows at a time so memory stays
    * flat however many calls a rollout has (pages rather than rows: a whole run goes through here, and
    * every step of an async iteration has a cost). Blobs are left undecoded, and the request and
-   * response out (see `callRequestJson`, `callResponseJson`).
+   * response out (see `callRequestJson`, `callResponseJson`). For many short rollouts, `callsOfRollouts`
+   * reads them in one query.
    */
   async *callPagesOf(rolloutId: string, pageSize = 256): AsyncGenerator<StoredCallRow[]> {
-    let prompts: PromptRebuilder | undefined;
+    let completer: RowCompleter | undefined;
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       const rows = await this.db.all<StoredCallRow>(
         `SELECT ${STORED_CALL_COLUMNS} FROM calls WHERE rollout_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [rolloutId, after, pageSize],
       );
-      if (!prompts) {
+      if (!completer) {
         // Which rows later rows build on: from the page itself when it holds the whole rollout.
-        const lastUse = new Map<number, number>();
-        if (rows.length < pageSize) {
-          for (const row of rows) if (row.prompt_base_seq !== null) lastUse.set(row.prompt_base_seq, row.seq);
-        } else {
+        let lastUse: Map<number, number>;
+        if (rows.length < pageSize) lastUse = promptLastUses(rows);
+        else {
           const uses = await this.db.all<{ base: number; last: number }>(
             'SELECT prompt_base_seq AS base, MAX(seq) AS last FROM calls WHERE rollout_id = ? AND prompt_base_seq IS NOT NULL GROUP BY prompt_base_seq',
             [rolloutId],
           );
-          for (const u of uses) lastUse.set(u.base, u.last);
+          lastUse = new Map(uses.map((u) => [u.base, u.last]));
         }
-        prompts = new PromptRebuilder(lastUse);
+        completer = new RowCompleter(lastUse);
       }
-      for (const row of rows) {
-        const prompt = prompts.rebuild(storedPrompt(row));
-        // The row objects are this method's own: completed in place rather than copied.
-        if (typeof prompt === 'string') row.problem = prompt;
-        else [row.stored_prompt_ids, row.prompt_ids] = [row.prompt_ids, prompt];
-      }
+      for (const row of rows) completer.complete(row);
       if (rows.length > 0) yield rows;
       const last = rows[rows.length - 1];
       if (!last || rows.length < pageSize) return;
       after = last.seq;
     }
+  }
+
+  /**
+   * Every call of several rollouts, read in one query: rows as `callPagesOf` gives them, by rollout
+   * id, each list in seq order. SQLite hands over one row per rollout (its calls' small fields as one
+   * JSON array, each blob column concatenated), which costs a fraction of a row per call: the driver
+   * spends more on making each row and each blob an object than SQLite spends reading it. All of them
+   * are in memory at once: callers group rollouts by `countCalls`.
+   */
+  async callsOfRollouts(rolloutIds: readonly string[]): Promise<Map<string, StoredCallRow[]>> {
+    const byRollout = new Map<string, StoredCallRow[]>();
+    if (rolloutIds.length === 0) return byRollout;
+    let groups: CallGroupRow[];
+    try {
+      groups = await this.db.all<CallGroupRow>(
+        // No ORDER BY inside the aggregates (a sort per group): every aggregate sees the rows in the same
+      // order, the index's, and `ungroup` sorts them by seq should that ever differ.
+      `SELECT rollout_id, json_group_array(json_array(${GROUPED_FIELDS.join(', ')})) AS fields,
+           CAST(group_concat(completion_ids, '') AS BLOB) AS completion_ids,
+           CAST(group_concat(logprobs, '') AS BLOB) AS logprobs,
+           CAST(group_concat(prompt_ids, '') AS BLOB) AS prompt_ids
+       FROM calls WHERE rollout_id IN (${rolloutIds.map(() => '?').join(',')}) GROUP BY rollout_id`,
+        rolloutIds as string[],
+      );
+    } catch {
+      // a damaged row (a blob where text belongs cannot go into JSON): read row by row, where each row is checked
+      for (const id of rolloutIds) {
+        const rows: StoredCallRow[] = [];
+        for await (const page of this.callPagesOf(id)) rows.push(...page);
+        if (rows.length > 0) byRollout.set(id, rows);
+      }
+      return byRollout;
+    }
+    for (const group of groups) {
+      const rows = ungroup(group);
+      // whole prompts are rebuilt only when asked for: the trajectory builder mostly merges by the stored delta
+      const prompts = new RolloutPrompts(rows);
+      const images = new RequestImages();
+      for (const row of rows) {
+        row.stored_prompt_ids = row.prompt_ids;
+        if (row.prompt_base_seq !== null) row.whole_prompt = () => prompts.whole(row.seq);
+        images.complete(row);
+      }
+      byRollout.set(group.rollout_id, rows);
+    }
+    return byRollout;
   }
 
   /** The response of one call as stored (JSON text, or null when it had none); undefined when there is no such call. */
@@ -472,22 +513,171 @@ function toCall(row: CallRow): RecordedCall {
 
 const STORED_CALL_FIELDS = [
   'rollout_id', 'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
-  'completion_ids', 'logprobs', 'prompt_ids',
+  'request_base_seq', 'completion_ids', 'logprobs', 'prompt_ids',
 ] as const;
 /**
- * Only what training data needs, none of it behind the request and response in the row (see the third
- * migration): every column read costs time when a whole run is exported.
+ * Only what training data needs, none of it behind the response and request in the row (see the
+ * migrations): every column read costs time when a whole run is exported. Two words are looked for in
+ * the stored texts, so that the exporter reads a response or request only when it may hold what it
+ * wants: `weight_version` in the response, `image` in the request's stored piece (a word never spans
+ * the cut between pieces; rows stored before request deltas, whose `request_shared_len` is null,
+ * are not searched: their whole requests would be read).
  */
-const STORED_CALL_COLUMNS = STORED_CALL_FIELDS.join(', ');
-type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]>;
+const STORED_CALL_COLUMNS = `${STORED_CALL_FIELDS.join(', ')},
+  instr(response, 'weight_version') > 0 AS response_mentions_weight_version,
+  CASE WHEN request_shared_len IS NOT NULL THEN instr(request, 'image') > 0 END AS request_piece_mentions_image`;
+type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]> & {
+  response_mentions_weight_version: number | null;
+  request_piece_mentions_image: number | null;
+};
 
 /**
  * A call row as `callPagesOf` reads it: the columns training data needs (not the request nor the
  * response: see `callRequestJson`, `callResponseJson`), with `prompt_ids` the whole prompt, or `problem` naming why it could not be
  * rebuilt. `stored_prompt_ids` is the blob as stored: the suffix after `prompt_shared_len` tokens of
- * call `prompt_base_seq` when that is set.
+ * call `prompt_base_seq` when that is set. `request_may_mention_image` is false when no stored piece
+ * the request is made of contains `image`, null when that is not known.
  */
-export type StoredCallRow = StoredCallColumns & { problem?: string; stored_prompt_ids?: Buffer | null };
+export type StoredCallRow = StoredCallColumns & {
+  problem?: string;
+  stored_prompt_ids?: Buffer | null;
+  /** When set, the whole prompt is rebuilt by this on demand (a string names why it cannot be), and `prompt_ids` is the blob as stored. */
+  whole_prompt?: () => Buffer | null | string;
+  request_may_mention_image?: boolean | null;
+};
+
+/** The small fields of a call row in `callsOfRollouts`, in this order, then the byte lengths of its three blobs. */
+const GROUPED_FIELDS = [
+  'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len', 'request_base_seq',
+  `instr(response, 'weight_version') > 0`, `CASE WHEN request_shared_len IS NOT NULL THEN instr(request, 'image') > 0 END`,
+  'octet_length(completion_ids)', 'octet_length(logprobs)', 'octet_length(prompt_ids)',
+];
+type GroupedFields = [
+  number, CallRow['label'], CallRow['protocol'], number, string | null, string | null, number, number | null, number | null, number | null,
+  number | null, number | null, number | null, number | null, number | null,
+];
+
+interface CallGroupRow {
+  rollout_id: string;
+  fields: string;
+  completion_ids: Buffer | null;
+  logprobs: Buffer | null;
+  prompt_ids: Buffer | null;
+}
+
+/** The call rows of one rollout from its group: blobs are views into the concatenated ones. */
+function ungroup(group: CallGroupRow): StoredCallRow[] {
+  const offsets = [0, 0, 0];
+  const slice = (blob: Buffer | null, column: number, length: number | null): Buffer | null => {
+    if (length === null || !blob) return null;
+    const start = offsets[column]!;
+    offsets[column] = start + length;
+    return blob.subarray(start, start + length);
+  };
+  const rows: StoredCallRow[] = (JSON.parse(group.fields) as GroupedFields[]).map((f) => ({
+    rollout_id: group.rollout_id,
+    seq: f[0],
+    label: f[1],
+    protocol: f[2],
+    status: f[3],
+    error: f[4],
+    finish_reason: f[5],
+    missing_token_ids: f[6],
+    prompt_base_seq: f[7],
+    prompt_shared_len: f[8],
+    request_base_seq: f[9],
+    response_mentions_weight_version: f[10],
+    request_piece_mentions_image: f[11],
+    completion_ids: slice(group.completion_ids, 0, f[12]),
+    logprobs: slice(group.logprobs, 1, f[13]),
+    prompt_ids: slice(group.prompt_ids, 2, f[14]),
+  }));
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i]!.seq <= rows[i - 1]!.seq) return rows.sort((a, b) => a.seq - b.seq);
+  }
+  return rows;
+}
+
+/** Built prompts kept per rollout, so that a walk down a chain of deltas stops early. */
+const KEPT_PROMPTS = 4;
+
+/** Whole prompts of a rollout whose rows are all in memory, rebuilt on demand from the chain of deltas. */
+class RolloutPrompts {
+  private readonly bySeq = new Map<number, StoredCallRow>();
+  private readonly built = new Map<number, Buffer | null | string>();
+
+  constructor(rows: StoredCallRow[]) {
+    for (const row of rows) this.bySeq.set(row.seq, row);
+  }
+
+  /** The whole prompt blob of call `seq`, or a string naming why it cannot be rebuilt. */
+  whole(seq: number): Buffer | null | string {
+    const kept = this.built.get(seq);
+    if (kept !== undefined) return kept;
+    // down the chain to a row stored whole or a prompt built before, then forward
+    const chain: StoredCallRow[] = [];
+    let start: { seq: number; prompt: Buffer | null } | undefined;
+    for (let at: number | null = seq; at !== null; ) {
+      const row = this.bySeq.get(at);
+      if (!row) break; // the rebuilder names the missing base
+      const built = this.built.get(at);
+      if (built !== undefined && typeof built !== 'string' && at !== seq) {
+        start = { seq: at, prompt: built };
+        break;
+      }
+      chain.push(row);
+      at = row.prompt_base_seq !== null && row.prompt_base_seq < row.seq ? row.prompt_base_seq : null;
+    }
+    const rebuilder = new PromptRebuilder();
+    if (start) {
+      const base = this.bySeq.get(start.seq)!;
+      rebuilder.rebuild({ seq: start.seq, promptIds: start.prompt, completionIds: base.completion_ids, baseSeq: null, sharedLen: null });
+    }
+    let prompt: Buffer | null | string = null;
+    for (let i = chain.length - 1; i >= 0; i--) prompt = rebuilder.rebuild(storedPrompt({ ...chain[i]!, prompt_ids: chain[i]!.stored_prompt_ids ?? chain[i]!.prompt_ids }));
+    if (this.built.size >= KEPT_PROMPTS) this.built.delete(this.built.keys().next().value!);
+    this.built.set(seq, prompt);
+    return prompt;
+  }
+}
+
+/** Completes the rows of one rollout fed in seq order: whole prompts rebuilt, and what the request may mention. */
+class RowCompleter {
+  private readonly prompts: PromptRebuilder;
+  private readonly images = new RequestImages();
+
+  constructor(lastUse: Map<number, number>) {
+    this.prompts = new PromptRebuilder(lastUse);
+  }
+
+  complete(row: StoredCallRow): void {
+    const prompt = this.prompts.rebuild(storedPrompt(row));
+    // The row objects are the reader's own: completed in place rather than copied.
+    if (typeof prompt === 'string') row.problem = prompt;
+    else [row.stored_prompt_ids, row.prompt_ids] = [row.prompt_ids, prompt];
+    this.images.complete(row);
+  }
+}
+
+/** Whether a request may mention `image`, from the stored pieces of its chain, for rows fed in seq order. */
+class RequestImages {
+  private readonly images = new Map<number, boolean | null>();
+
+  complete(row: StoredCallRow): void {
+    const piece = row.request_piece_mentions_image === null ? null : row.request_piece_mentions_image === 1;
+    const base = row.request_base_seq === null ? false : (this.images.get(row.request_base_seq) ?? null);
+    const image = piece === true || base === true ? true : piece === null || base === null ? null : false;
+    row.request_may_mention_image = image;
+    this.images.set(row.seq, image);
+  }
+}
+
+/** Base seq → the last seq whose prompt refers to it, from rows in seq order. */
+function promptLastUses(rows: Pick<CallRow, 'seq' | 'prompt_base_seq'>[]): Map<number, number> {
+  const lastUse = new Map<number, number>();
+  for (const row of rows) if (row.prompt_base_seq !== null) lastUse.set(row.prompt_base_seq, row.seq);
+  return lastUse;
+}
 
 /**
  * `chain(seq)`: call ?2 of rollout ?1 and the calls its request is a delta of, down to one stored whole.
@@ -511,6 +701,6 @@ function lastUses(rows: Pick<CallRow, 'seq' | 'request_base_seq'>[]): Map<number
   return uses;
 }
 
-function storedPrompt(row: StoredCallColumns): StoredPrompt {
+function storedPrompt(row: Pick<CallRow, 'seq' | 'prompt_ids' | 'completion_ids' | 'prompt_base_seq' | 'prompt_shared_len'>): StoredPrompt {
   return { seq: row.seq, promptIds: row.prompt_ids, completionIds: row.completion_ids, baseSeq: row.prompt_base_seq, sharedLen: row.prompt_shared_len };
 }

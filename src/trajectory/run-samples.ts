@@ -62,11 +62,69 @@ export async function rolloutSamples(source: RunSource, rollout: RolloutRecord):
   throw new Error(`no result for rollout ${rollout.id}`);
 }
 
+/** Rollouts read together in one query while their calls add up to at most this many rows… */
+const CHUNK_CALLS = 2048;
+/** … and at most this many rollouts (one SQL parameter each). */
+const CHUNK_ROLLOUTS = 256;
+
+/**
+ * The call rows of each rollout in order, then its end. Short rollouts are read a chunk at a time in
+ * one query each (the next chunk is read while this one is built); a rollout with more calls than a
+ * chunk holds is read page by page on its own.
+ */
 async function* pagesOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<PageItem> {
-  for (const rollout of rollouts) {
-    for await (const rows of source.store.callPagesOf(rollout.id)) yield { rollout, rows };
-    yield { rollout, end: true };
+  const store = source.store;
+  let next: Promise<Map<string, StoredCallRow[]>> | undefined;
+  const chunks = chunksOf(source, rollouts);
+  let chunk = await chunks.next();
+  while (!chunk.done) {
+    const current = chunk.value;
+    const rows = current.length === 1 && current[0]!.long ? undefined : (next ?? store.callsOfRollouts(current.map((c) => c.rollout.id)));
+    next = undefined;
+    chunk = await chunks.next();
+    if (!chunk.done && !(chunk.value.length === 1 && chunk.value[0]!.long)) {
+      next = store.callsOfRollouts(chunk.value.map((c) => c.rollout.id));
+      next.catch(() => undefined); // observed when its turn comes
+    }
+    if (!rows) {
+      const rollout = current[0]!.rollout;
+      for await (const page of store.callPagesOf(rollout.id)) yield { rollout, rows: page };
+      yield { rollout, end: true };
+      continue;
+    }
+    const byRollout = await rows;
+    for (const { rollout } of current) {
+      const own = byRollout.get(rollout.id);
+      if (own) yield { rollout, rows: own };
+      yield { rollout, end: true };
+    }
   }
+}
+
+/** Consecutive rollouts grouped by their call counts (asked for a window of rollouts at a time). */
+async function* chunksOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<{ rollout: RolloutRecord; long: boolean }[]> {
+  let chunk: { rollout: RolloutRecord; long: boolean }[] = [];
+  let calls = 0;
+  for (let from = 0; from < rollouts.length; from += CHUNK_ROLLOUTS) {
+    const window = rollouts.slice(from, from + CHUNK_ROLLOUTS);
+    const counts = await source.store.countCalls(window.map((r) => r.id));
+    for (const rollout of window) {
+      const n = counts.get(rollout.id) ?? 0;
+      if (n > CHUNK_CALLS) {
+        if (chunk.length > 0) yield chunk;
+        yield [{ rollout, long: true }];
+        [chunk, calls] = [[], 0];
+        continue;
+      }
+      if (calls + n > CHUNK_CALLS || chunk.length >= CHUNK_ROLLOUTS) {
+        yield chunk;
+        [chunk, calls] = [[], 0];
+      }
+      chunk.push({ rollout, long: false });
+      calls += n;
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 function newBuilder(source: RunSource, rollout: RolloutRecord): RolloutTrajectoryBuilder {
