@@ -45,12 +45,12 @@ export function writeJsonRow(row: unknown, out: ByteSink): void {
 
 /** `,0` and `,1` repeated: runs of zeros and ones (masks, the logprobs of observations) are copied from these. */
 const RUN_TEMPLATE_ELEMENTS = 1 << 15;
-const ZEROS = Buffer.from(',0'.repeat(RUN_TEMPLATE_ELEMENTS), 'latin1');
-const ONES = Buffer.from(',1'.repeat(RUN_TEMPLATE_ELEMENTS), 'latin1');
+const ZEROS = new Uint8Array(Buffer.from(',0'.repeat(RUN_TEMPLATE_ELEMENTS), 'latin1'));
+const ONES = new Uint8Array(Buffer.from(',1'.repeat(RUN_TEMPLATE_ELEMENTS), 'latin1'));
 /** Shorter runs are written byte by byte: copying has a fixed cost. */
 const MIN_COPIED_RUN = 24;
 /** "00" … "99" */
-const DIGIT_PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
+const DIGIT_PAIRS = new Uint8Array(Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1'));
 
 function isNumberArray(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -61,7 +61,8 @@ function isNumberArray(value: unknown): boolean {
 function writeNumbers(values: number[], out: ByteSink): void {
   const n = values.length;
   out.reserve(2 + n * MAX_NUMBER_BYTES);
-  const buf = out.buffer;
+  // a plain Uint8Array view: element stores into it are cheaper than into the Buffer subclass
+  const buf = new Uint8Array(out.buffer.buffer, out.buffer.byteOffset, out.buffer.length);
   let at = out.used;
   const open = at;
   // every element is written after a comma; the first comma then becomes the bracket
@@ -76,7 +77,8 @@ function writeNumbers(values: number[], out: ByteSink): void {
         const template = v === 0 ? ZEROS : ONES;
         while (run > 0) {
           const take = Math.min(run, RUN_TEMPLATE_ELEMENTS);
-          at += template.copy(buf, at, 0, take * 2);
+          buf.set(template.subarray(0, take * 2), at);
+          at += take * 2;
           run -= take;
         }
       } else {
@@ -106,7 +108,7 @@ function writeNumbers(values: number[], out: ByteSink): void {
 }
 
 /** A 32-bit integer in decimal, two digits at a time. */
-function writeInt(value: number, buf: Buffer, at: number): number {
+function writeInt(value: number, buf: Uint8Array, at: number): number {
   let v = value;
   if (v < 0) {
     if (v === -2147483648) {

@@ -67,43 +67,43 @@ const CHUNK_CALLS = 2048;
 /** … and at most this many rollouts (one SQL parameter each). */
 const CHUNK_ROLLOUTS = 256;
 
+/** Chunks read ahead of the one being built: SQLite works in libuv's pool meanwhile. */
+const CHUNKS_AHEAD = 2;
+
 /**
  * The call rows of each rollout in order, then its end. Short rollouts are read a chunk at a time in
- * one query each (the next chunk is read while this one is built); a rollout with more calls than a
+ * one query each (the next chunks are read while this one is built); a rollout with more calls than a
  * chunk holds is read page by page on its own.
  */
 async function* pagesOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<PageItem> {
-  const store = source.store;
-  let next: Promise<Map<string, StoredCallRow[]>> | undefined;
-  const chunks = chunksOf(source, rollouts);
-  let chunk = await chunks.next();
-  while (!chunk.done) {
-    const current = chunk.value;
-    const rows = current.length === 1 && current[0]!.long ? undefined : (next ?? store.callsOfRollouts(current.map((c) => c.rollout.id)));
-    next = undefined;
-    chunk = await chunks.next();
-    if (!chunk.done && !(chunk.value.length === 1 && chunk.value[0]!.long)) {
-      next = store.callsOfRollouts(chunk.value.map((c) => c.rollout.id));
-      next.catch(() => undefined); // observed when its turn comes
-    }
+  for await (const { chunk, rows } of readAhead(chunkReads(source, rollouts), CHUNKS_AHEAD)) {
     if (!rows) {
-      const rollout = current[0]!.rollout;
-      for await (const page of store.callPagesOf(rollout.id)) yield { rollout, rows: page };
+      const rollout = chunk[0]!.rollout;
+      for await (const page of source.store.callPagesOf(rollout.id)) yield { rollout, rows: page };
       yield { rollout, end: true };
       continue;
     }
-    const byRollout = await rows;
-    for (const { rollout } of current) {
-      const own = byRollout.get(rollout.id);
+    for (const { rollout } of chunk) {
+      const own = rows.get(rollout.id);
       if (own) yield { rollout, rows: own };
       yield { rollout, end: true };
     }
   }
 }
 
+type Chunk = { rollout: RolloutRecord; long: boolean }[];
+
+/** Each chunk with its rows read in one query; a long rollout's chunk without rows (it is paged). */
+async function* chunkReads(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<{ chunk: Chunk; rows?: Map<string, StoredCallRow[]> }> {
+  for await (const chunk of chunksOf(source, rollouts)) {
+    if (chunk.length === 1 && chunk[0]!.long) yield { chunk };
+    else yield { chunk, rows: await source.store.callsOfRollouts(chunk.map((c) => c.rollout.id)) };
+  }
+}
+
 /** Consecutive rollouts grouped by their call counts (asked for a window of rollouts at a time). */
-async function* chunksOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<{ rollout: RolloutRecord; long: boolean }[]> {
-  let chunk: { rollout: RolloutRecord; long: boolean }[] = [];
+async function* chunksOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<Chunk> {
+  let chunk: Chunk = [];
   let calls = 0;
   for (let from = 0; from < rollouts.length; from += CHUNK_ROLLOUTS) {
     const window = rollouts.slice(from, from + CHUNK_ROLLOUTS);
