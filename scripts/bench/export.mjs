@@ -117,6 +117,7 @@ async function storageCost() {
   await vacuum('delta.db');
   await vacuum('whole.db');
   const result = {
+    ...(await recordingCost(dir)),
     calls: calls.length,
     promptIdsBytesWhole: await sum('whole.db', 'prompt_ids'),
     promptIdsBytesDelta: await sum('delta.db', 'prompt_ids'),
@@ -126,6 +127,27 @@ async function storageCost() {
   };
   rmSync(dir, { recursive: true, force: true });
   return result;
+}
+
+// What the store costs the recording proxy per call: 20 rollouts of 50 turns recorded with the request
+// text the proxy would pass (no re-serialising), all of them interleaved as concurrent rollouts are.
+// CPU time of the whole process (SQLite's threads included), from recordCall to flushed.
+export async function recordingCost(dir, StoreClass = Store) {
+  const rollouts = 20;
+  const perRollout = Array.from({ length: rollouts }, (_, i) => [...rolloutCalls(`rec.${i}`)].map((c) => ({ ...c, requestJson: JSON.stringify(c.request) })));
+  const store = await StoreClass.open(path.join(dir, 'recording.db'));
+  await store.createRun('rec', { config: {} });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let turn = 0; turn < turns; turn++) {
+    await Promise.all(perRollout.map((calls) => store.recordCall(calls[turn])));
+  }
+  await store.flush();
+  const used = process.cpuUsage(cpu);
+  const seconds = (performance.now() - started) / 1000;
+  await store.close();
+  const calls = rollouts * turns;
+  return { recordCpuUsPerCall: (used.user + used.system) / calls, recordWallUsPerCall: (seconds * 1e6) / calls, recordDbBytes: statSync(path.join(dir, 'recording.db')).size };
 }
 
 // ── children: one measurement each, peak RSS sampled while it runs ──────
@@ -183,6 +205,8 @@ try {
   console.log(`storage of one ${size.calls}-turn rollout: prompt ids ${(size.promptIdsBytesWhole / 1024).toFixed(0)} KiB whole → ${(size.promptIdsBytesDelta / 1024).toFixed(0)} KiB delta ` +
     `(×${(size.promptIdsBytesWhole / size.promptIdsBytesDelta).toFixed(1)}); request JSON ${(size.requestJsonBytes / 1024).toFixed(0)} KiB; ` +
     `db file ${mb(size.dbBytesWhole).toFixed(1)} MiB → ${mb(size.dbBytesDelta).toFixed(1)} MiB`);
+  console.log(`recording (20 interleaved rollouts × ${turns} turns, the proxy's request text): ${size.recordCpuUsPerCall.toFixed(0)} µs CPU per call ` +
+    `(${size.recordWallUsPerCall.toFixed(0)} µs wall), db ${mb(size.recordDbBytes).toFixed(1)} MiB`);
 
   const t0 = performance.now();
   const store = await Store.open(path.join(dir, 'openforge.db'));

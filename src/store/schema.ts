@@ -113,4 +113,44 @@ export const MIGRATIONS: string[] = [
   DROP TABLE calls;
   ALTER TABLE calls_by_size RENAME TO calls;
   `,
+  // Delta storage of requests (see request-delta.ts): a row with request_base_seq set keeps in request only
+  // the text after the first request_shared_len characters of that call's request. The table is rebuilt
+  // so that the new columns sit before response and request (see the migration before): following a
+  // chain of bases then never reads through the requests themselves.
+  `
+  CREATE TABLE calls_with_request_deltas (
+    id INTEGER PRIMARY KEY,
+    rollout_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    model TEXT NOT NULL,
+    stream INTEGER NOT NULL,
+    status INTEGER NOT NULL,
+    error TEXT,
+    finish_reason TEXT,
+    missing_token_ids INTEGER NOT NULL,
+    prompt_base_seq INTEGER,
+    prompt_shared_len INTEGER,
+    request_base_seq INTEGER,
+    request_shared_len INTEGER,
+    completion_ids BLOB,
+    logprobs BLOB,
+    prompt_ids BLOB,
+    upstream TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ttfb_ms REAL,
+    duration_ms REAL NOT NULL,
+    response TEXT,
+    request TEXT NOT NULL,
+    UNIQUE (rollout_id, seq)
+  );
+  INSERT INTO calls_with_request_deltas (id, rollout_id, seq, label, protocol, model, stream, status, error, finish_reason, missing_token_ids,
+    prompt_base_seq, prompt_shared_len, completion_ids, logprobs, prompt_ids, upstream, started_at, ttfb_ms, duration_ms, response, request)
+  SELECT id, rollout_id, seq, label, protocol, model, stream, status, error, finish_reason, missing_token_ids,
+    prompt_base_seq, prompt_shared_len, completion_ids, logprobs, prompt_ids, upstream, started_at, ttfb_ms, duration_ms, response, request
+  FROM calls;
+  DROP TABLE calls;
+  ALTER TABLE calls_with_request_deltas RENAME TO calls;
+  `,
 ];

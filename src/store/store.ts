@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
+export type { StoredCallRow } from './call-rows.js';
 import path from 'node:path';
 import { decodeFloats, decodeIds, encodeFloats, encodeIds } from './codec.js';
-import { PromptDeltaWriter, PromptRebuilder, type PromptDelta, type StoredPrompt } from './prompt-delta.js';
+import { type CallGroupRow, GROUPED_FIELDS, promptLastUses, RequestImages, RolloutPrompts, RowCompleter, STORED_CALL_COLUMNS, storedPrompt, ungroup, type CallRow, type StoredCallRow } from './call-rows.js';
+import { PromptDeltaWriter, PromptRebuilder, type PromptDelta } from './prompt-delta.js';
+import { isWordChar, RequestDeltaWriter, RequestRebuilder, type RequestDelta, type StoredRequest } from './request-delta.js';
 import { MIGRATIONS } from './schema.js';
 import { SqliteDb } from './sqlite.js';
 import type { RecordedCall, RolloutStatus } from './types.js';
@@ -68,30 +71,6 @@ interface RolloutRow {
   fork_seq: number | null;
 }
 
-interface CallRow {
-  rollout_id: string;
-  seq: number;
-  label: RecordedCall['label'];
-  protocol: RecordedCall['protocol'];
-  model: string;
-  stream: number;
-  request: string;
-  response: string | null;
-  status: number;
-  error: string | null;
-  prompt_ids: Buffer | null;
-  completion_ids: Buffer | null;
-  logprobs: Buffer | null;
-  finish_reason: string | null;
-  upstream: string;
-  started_at: number;
-  ttfb_ms: number | null;
-  duration_ms: number;
-  missing_token_ids: number;
-  /** Delta storage (see prompt-delta.ts): when set, prompt_ids holds only the tokens after the shared prefix. */
-  prompt_base_seq: number | null;
-  prompt_shared_len: number | null;
-}
 
 const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
   status: 'status',
@@ -107,8 +86,9 @@ const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
 const CALL_INSERT_COLUMNS = [
   'rollout_id', 'seq', 'label', 'protocol', 'model', 'stream', 'request', 'response', 'status', 'error', 'prompt_ids', 'completion_ids',
   'logprobs', 'finish_reason', 'upstream', 'started_at', 'ttfb_ms', 'duration_ms', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
+  'request_base_seq', 'request_shared_len',
 ] as const;
-/** Rows per INSERT: 64 × 21 parameters stays far below SQLite's limit of 32 766. */
+/** Rows per INSERT: 64 × 23 parameters stays far below SQLite's limit of 32 766. */
 const MAX_CALLS_PER_INSERT = 64;
 const insertSqlByRows = new Map<number, string>();
 
@@ -122,19 +102,26 @@ function insertCallsSql(rows: number): string {
   return sql;
 }
 
-/** One row's parameters, in CALL_INSERT_COLUMNS order. The request is stored as the harness sent it when its text is known. */
-function callParams(c: RecordedCall, delta: PromptDelta | undefined): unknown[] {
+/** The request as the harness sent it when its text is known. */
+function requestText(c: RecordedCall): string {
+  return c.requestJson ?? JSON.stringify(c.request);
+}
+
+/** One row's parameters, in CALL_INSERT_COLUMNS order. */
+function callParams(c: RecordedCall, request: string, delta: PromptDelta | undefined, requestDelta: RequestDelta | undefined): unknown[] {
   const response = c.responseJson ?? (c.response === null || c.response === undefined ? null : JSON.stringify(c.response));
   return [
-    c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, c.requestJson ?? JSON.stringify(c.request), response, c.status, c.error,
+    c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, requestDelta ? requestDelta.suffix : request, response, c.status, c.error,
     encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
     c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
+    requestDelta?.baseSeq ?? null, requestDelta?.sharedLen ?? 0,
   ];
 }
 
 /** The run store: one SQLite file (WAL) per run folder holding runs, rollouts, model calls and events. */
 export class Store {
   private readonly promptDeltas = new PromptDeltaWriter();
+  private readonly requestDeltas = new RequestDeltaWriter();
   private readonly writes = new WriteBatcher<RecordedCall>((calls) => this.writeCalls(calls), MAX_CALLS_PER_INSERT);
 
   private constructor(private readonly db: SqliteDb, readonly file: string) {}
@@ -253,21 +240,26 @@ export class Store {
 
   private async writeCalls(calls: RecordedCall[]): Promise<(unknown | undefined)[]> {
     const rows: unknown[] = [];
+    const requests = calls.map(requestText);
     // Deltas may refer to rows of the same batch: the INSERT stores all of them or none.
-    for (const c of calls) rows.push(...callParams(c, this.compactPrompt(c)));
+    calls.forEach((c, i) => rows.push(...callParams(c, requests[i]!, this.compactPrompt(c), this.compactRequest(c, requests[i]!))));
     try {
       await this.db.runPrepared(insertCallsSql(calls.length), rows);
       return calls.map(() => undefined);
     } catch (err) {
-      for (const c of calls) if (c.promptTokenIds) this.promptDeltas.forget(c.rolloutId, c.seq);
+      for (const c of calls) {
+        if (c.promptTokenIds) this.promptDeltas.forget(c.rolloutId, c.seq);
+        this.requestDeltas.forget(c.rolloutId, c.seq);
+      }
       if (calls.length === 1) return [err];
     }
-    // Row by row, so that only the bad rows fail; whole prompts, as a base row may be among them.
+    // Row by row, so that only the bad rows fail; whole prompts and requests, as a base row may be among them.
     const results: (unknown | undefined)[] = [];
-    for (const c of calls) {
+    for (const [i, c] of calls.entries()) {
       try {
-        await this.db.runPrepared(insertCallsSql(1), callParams(c, undefined));
+        await this.db.runPrepared(insertCallsSql(1), callParams(c, requests[i]!, undefined, undefined));
         if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
+        this.requestDeltas.remember(c.rolloutId, c.seq, requests[i]!);
         results.push(undefined);
       } catch (err) {
         results.push(err);
@@ -283,13 +275,23 @@ export class Store {
     return delta;
   }
 
+  private compactRequest(c: RecordedCall, text: string): RequestDelta | undefined {
+    const delta = this.requestDeltas.compact(c.rolloutId, c.seq, text);
+    this.requestDeltas.remember(c.rolloutId, c.seq, text);
+    return delta;
+  }
+
+  /** Every call of a rollout in seq order, as recorded: whole prompts and requests. */
   async listCalls(rolloutId: string): Promise<RecordedCall[]> {
     const rows = await this.db.all<CallRow>('SELECT * FROM calls WHERE rollout_id = ? ORDER BY seq', [rolloutId]);
     const prompts = new PromptRebuilder();
+    const requests = new RequestRebuilder(lastUses(rows));
     return rows.map((row) => {
       const prompt = prompts.rebuild(storedPrompt(row));
       if (typeof prompt === 'string') throw new Error(`rollout ${rolloutId}, call seq ${row.seq}: ${prompt}`);
-      return toCall({ ...row, prompt_ids: prompt });
+      const request = requests.rebuild(storedRequest(row));
+      if (typeof request !== 'string') throw new Error(`rollout ${rolloutId}, call seq ${row.seq}: ${request.problem}`);
+      return toCall({ ...row, prompt_ids: prompt, request });
     });
   }
 
@@ -323,41 +325,82 @@ export class Store {
    * The calls of one rollout in seq order, a page of up to `pageSize` rows at a time so memory stays
    * flat however many calls a rollout has (pages rather than rows: a whole run goes through here, and
    * every step of an async iteration has a cost). Blobs are left undecoded, and the request and
-   * response out (see `callRequestJson`, `callResponseJson`).
+   * response out (see `callRequestJson`, `callResponseJson`). For many short rollouts, `callsOfRollouts`
+   * reads them in one query.
    */
   async *callPagesOf(rolloutId: string, pageSize = 256): AsyncGenerator<StoredCallRow[]> {
-    let prompts: PromptRebuilder | undefined;
+    let completer: RowCompleter | undefined;
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       const rows = await this.db.all<StoredCallRow>(
         `SELECT ${STORED_CALL_COLUMNS} FROM calls WHERE rollout_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [rolloutId, after, pageSize],
       );
-      if (!prompts) {
+      if (!completer) {
         // Which rows later rows build on: from the page itself when it holds the whole rollout.
-        const lastUse = new Map<number, number>();
-        if (rows.length < pageSize) {
-          for (const row of rows) if (row.prompt_base_seq !== null) lastUse.set(row.prompt_base_seq, row.seq);
-        } else {
+        let lastUse: Map<number, number>;
+        if (rows.length < pageSize) lastUse = promptLastUses(rows);
+        else {
           const uses = await this.db.all<{ base: number; last: number }>(
             'SELECT prompt_base_seq AS base, MAX(seq) AS last FROM calls WHERE rollout_id = ? AND prompt_base_seq IS NOT NULL GROUP BY prompt_base_seq',
             [rolloutId],
           );
-          for (const u of uses) lastUse.set(u.base, u.last);
+          lastUse = new Map(uses.map((u) => [u.base, u.last]));
         }
-        prompts = new PromptRebuilder(lastUse);
+        completer = new RowCompleter(lastUse);
       }
-      for (const row of rows) {
-        const prompt = prompts.rebuild(storedPrompt(row));
-        // The row objects are this method's own: completed in place rather than copied.
-        if (typeof prompt === 'string') row.problem = prompt;
-        else [row.stored_prompt_ids, row.prompt_ids] = [row.prompt_ids, prompt];
-      }
+      for (const row of rows) completer.complete(row);
       if (rows.length > 0) yield rows;
       const last = rows[rows.length - 1];
       if (!last || rows.length < pageSize) return;
       after = last.seq;
     }
+  }
+
+  /**
+   * Every call of several rollouts, read in one query: rows as `callPagesOf` gives them, by rollout
+   * id, each list in seq order. SQLite hands over one row per rollout (its calls' small fields as one
+   * JSON array, each blob column concatenated), which costs a fraction of a row per call: the driver
+   * spends more on making each row and each blob an object than SQLite spends reading it. All of them
+   * are in memory at once: callers group rollouts by `countCalls`.
+   */
+  async callsOfRollouts(rolloutIds: readonly string[]): Promise<Map<string, StoredCallRow[]>> {
+    const byRollout = new Map<string, StoredCallRow[]>();
+    if (rolloutIds.length === 0) return byRollout;
+    let groups: CallGroupRow[];
+    try {
+      groups = await this.db.all<CallGroupRow>(
+        // No ORDER BY inside the aggregates (a sort per group): every aggregate sees the rows in the same
+      // order, the index's, and `ungroup` sorts them by seq should that ever differ.
+      `SELECT rollout_id, json_group_array(json_array(${GROUPED_FIELDS.join(', ')})) AS fields,
+           CAST(group_concat(completion_ids, '') AS BLOB) AS completion_ids,
+           CAST(group_concat(logprobs, '') AS BLOB) AS logprobs,
+           CAST(group_concat(prompt_ids, '') AS BLOB) AS prompt_ids
+       FROM calls WHERE rollout_id IN (${rolloutIds.map(() => '?').join(',')}) GROUP BY rollout_id`,
+        rolloutIds as string[],
+      );
+    } catch {
+      // a damaged row (a blob where text belongs cannot go into JSON): read row by row, where each row is checked
+      for (const id of rolloutIds) {
+        const rows: StoredCallRow[] = [];
+        for await (const page of this.callPagesOf(id)) rows.push(...page);
+        if (rows.length > 0) byRollout.set(id, rows);
+      }
+      return byRollout;
+    }
+    for (const group of groups) {
+      const rows = ungroup(group);
+      // whole prompts are rebuilt only when asked for: the trajectory builder mostly merges by the stored delta
+      const prompts = new RolloutPrompts(rows);
+      const images = new RequestImages();
+      for (const row of rows) {
+        row.stored_prompt_ids = row.prompt_ids;
+        if (row.prompt_base_seq !== null) row.whole_prompt = () => prompts.whole(row.seq);
+        images.complete(row);
+      }
+      byRollout.set(group.rollout_id, rows);
+    }
+    return byRollout;
   }
 
   /** The response of one call as stored (JSON text, or null when it had none); undefined when there is no such call. */
@@ -366,18 +409,35 @@ export class Store {
   }
 
   /**
-   * The request body of one call as stored (JSON text); with `containing`, only when the text contains
-   * it (null otherwise), tested in SQLite so that requests without it are never copied out.
+   * The request body of one call as recorded (JSON text), rebuilt from its delta chain; undefined when
+   * there is no such call. With `containing` (letters, digits and `_` only), null unless the text
+   * contains it: tested first on the stored pieces in SQLite, so that requests without it are never
+   * copied out (a word never spans the cut between two pieces: see `sharedPrefixLength`).
    */
   async callRequestJson(rolloutId: string, seq: number, containing?: string): Promise<string | null | undefined> {
-    if (containing === undefined) {
-      return (await this.db.get<{ request: string }>('SELECT request FROM calls WHERE rollout_id = ? AND seq = ?', [rolloutId, seq]))?.request;
+    if (containing !== undefined) {
+      if (containing.length === 0 || ![...containing].every((ch) => isWordChar(ch.charCodeAt(0)))) {
+        throw new Error(`callRequestJson: "${containing}" is not a word (letters, digits and _ only)`);
+      }
+      const hit = await this.db.get<{ calls: number; hit: number | null }>(
+        `WITH RECURSIVE ${REQUEST_CHAIN} SELECT COUNT(*) AS calls, MAX(instr(c.request, ?3)) AS hit FROM chain JOIN calls c ON c.rollout_id = ?1 AND c.seq = chain.seq`,
+        [rolloutId, seq, containing],
+      );
+      if (!hit || hit.calls === 0) return undefined;
+      if (!hit.hit) return null;
     }
-    const row = await this.db.get<{ request: string | null }>(
-      'SELECT CASE WHEN instr(request, ?) > 0 THEN request END AS request FROM calls WHERE rollout_id = ? AND seq = ?',
-      [containing, rolloutId, seq],
+    const rows = await this.db.all<Pick<CallRow, 'seq' | 'request' | 'request_base_seq' | 'request_shared_len'>>(
+      `WITH RECURSIVE ${REQUEST_CHAIN}
+       SELECT c.seq, c.request_base_seq, c.request_shared_len, c.request FROM chain JOIN calls c ON c.rollout_id = ?1 AND c.seq = chain.seq ORDER BY c.seq`,
+      [rolloutId, seq],
     );
-    return row?.request;
+    if (rows.length === 0 || rows[rows.length - 1]!.seq !== seq) return undefined;
+    const requests = new RequestRebuilder();
+    let text: string | { problem: string } = '';
+    for (const row of rows) text = requests.rebuild(storedRequest(row));
+    if (typeof text !== 'string') throw new Error(`rollout ${rolloutId}, call seq ${seq}: ${text.problem}`);
+    if (containing !== undefined && !text.includes(containing)) return null;
+    return text;
   }
 }
 
@@ -426,25 +486,25 @@ function toCall(row: CallRow): RecordedCall {
   };
 }
 
-const STORED_CALL_FIELDS = [
-  'rollout_id', 'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
-  'completion_ids', 'logprobs', 'prompt_ids',
-] as const;
 /**
- * Only what training data needs, none of it behind the request and response in the row (see the third
- * migration): every column read costs time when a whole run is exported.
+ * `chain(seq)`: call ?2 of rollout ?1 and the calls its request is a delta of, down to one stored whole.
+ * A base must have a smaller seq, so a damaged row cannot make the walk loop.
  */
-const STORED_CALL_COLUMNS = STORED_CALL_FIELDS.join(', ');
-type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]>;
+const REQUEST_CHAIN = `chain(seq) AS (
+  SELECT ?2
+  UNION ALL
+  SELECT c.request_base_seq FROM calls c JOIN chain ON c.rollout_id = ?1 AND c.seq = chain.seq
+  WHERE c.request_base_seq IS NOT NULL AND c.request_base_seq < c.seq
+)`;
 
-/**
- * A call row as `callPagesOf` reads it: the columns training data needs (not the request nor the
- * response: see `callRequestJson`, `callResponseJson`), with `prompt_ids` the whole prompt, or `problem` naming why it could not be
- * rebuilt. `stored_prompt_ids` is the blob as stored: the suffix after `prompt_shared_len` tokens of
- * call `prompt_base_seq` when that is set.
- */
-export type StoredCallRow = StoredCallColumns & { problem?: string; stored_prompt_ids?: Buffer | null };
-
-function storedPrompt(row: StoredCallColumns): StoredPrompt {
-  return { seq: row.seq, promptIds: row.prompt_ids, completionIds: row.completion_ids, baseSeq: row.prompt_base_seq, sharedLen: row.prompt_shared_len };
+function storedRequest(row: Pick<CallRow, 'seq' | 'request' | 'request_base_seq' | 'request_shared_len'>): StoredRequest {
+  return { seq: row.seq, text: row.request, baseSeq: row.request_base_seq ?? null, sharedLen: row.request_shared_len ?? null };
 }
+
+/** Base seq → the seq of the last row whose request refers to it, from rows in seq order. */
+function lastUses(rows: Pick<CallRow, 'seq' | 'request_base_seq'>[]): Map<number, number> {
+  const uses = new Map<number, number>();
+  for (const row of rows) if (row.request_base_seq !== null && row.request_base_seq !== undefined) uses.set(row.request_base_seq, row.seq);
+  return uses;
+}
+

@@ -197,7 +197,7 @@ export class RolloutTrajectoryBuilder {
       segment: segment.index,
       break_reason: segment.breakReason,
       harness: ctx.harness,
-      weight_version: weightVersion(await last.response()),
+      weight_version: weightVersion(await last.responseIfContains('weight_version')),
       finish_reason: last.finishReason,
       // Every image part type has "image" in its JSON; requests without it need not be read.
       multi_modal_data: imageRefs(await last.requestIfContains('image'), last.protocol),

@@ -62,11 +62,69 @@ export async function rolloutSamples(source: RunSource, rollout: RolloutRecord):
   throw new Error(`no result for rollout ${rollout.id}`);
 }
 
+/** Rollouts read together in one query while their calls add up to at most this many rows… */
+const CHUNK_CALLS = 2048;
+/** … and at most this many rollouts (one SQL parameter each). */
+const CHUNK_ROLLOUTS = 256;
+
+/** Chunks read ahead of the one being built: SQLite works in libuv's pool meanwhile. */
+const CHUNKS_AHEAD = 2;
+
+/**
+ * The call rows of each rollout in order, then its end. Short rollouts are read a chunk at a time in
+ * one query each (the next chunks are read while this one is built); a rollout with more calls than a
+ * chunk holds is read page by page on its own.
+ */
 async function* pagesOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<PageItem> {
-  for (const rollout of rollouts) {
-    for await (const rows of source.store.callPagesOf(rollout.id)) yield { rollout, rows };
-    yield { rollout, end: true };
+  for await (const { chunk, rows } of readAhead(chunkReads(source, rollouts), CHUNKS_AHEAD)) {
+    if (!rows) {
+      const rollout = chunk[0]!.rollout;
+      for await (const page of source.store.callPagesOf(rollout.id)) yield { rollout, rows: page };
+      yield { rollout, end: true };
+      continue;
+    }
+    for (const { rollout } of chunk) {
+      const own = rows.get(rollout.id);
+      if (own) yield { rollout, rows: own };
+      yield { rollout, end: true };
+    }
   }
+}
+
+type Chunk = { rollout: RolloutRecord; long: boolean }[];
+
+/** Each chunk with its rows read in one query; a long rollout's chunk without rows (it is paged). */
+async function* chunkReads(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<{ chunk: Chunk; rows?: Map<string, StoredCallRow[]> }> {
+  for await (const chunk of chunksOf(source, rollouts)) {
+    if (chunk.length === 1 && chunk[0]!.long) yield { chunk };
+    else yield { chunk, rows: await source.store.callsOfRollouts(chunk.map((c) => c.rollout.id)) };
+  }
+}
+
+/** Consecutive rollouts grouped by their call counts (asked for a window of rollouts at a time). */
+async function* chunksOf(source: RunSource, rollouts: readonly RolloutRecord[]): AsyncGenerator<Chunk> {
+  let chunk: Chunk = [];
+  let calls = 0;
+  for (let from = 0; from < rollouts.length; from += CHUNK_ROLLOUTS) {
+    const window = rollouts.slice(from, from + CHUNK_ROLLOUTS);
+    const counts = await source.store.countCalls(window.map((r) => r.id));
+    for (const rollout of window) {
+      const n = counts.get(rollout.id) ?? 0;
+      if (n > CHUNK_CALLS) {
+        if (chunk.length > 0) yield chunk;
+        yield [{ rollout, long: true }];
+        [chunk, calls] = [[], 0];
+        continue;
+      }
+      if (calls + n > CHUNK_CALLS || chunk.length >= CHUNK_ROLLOUTS) {
+        yield chunk;
+        [chunk, calls] = [[], 0];
+      }
+      chunk.push({ rollout, long: false });
+      calls += n;
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 function newBuilder(source: RunSource, rollout: RolloutRecord): RolloutTrajectoryBuilder {

@@ -27,7 +27,6 @@ class StoredCall implements TrajectoryCall {
   readonly finishReason: string | null;
   readonly missingTokenIds: boolean;
   readonly promptDelta: { baseSeq: number; sharedLen: number; suffix: number[] } | undefined;
-  private readonly promptBlob: Buffer | null;
   private decodedPrompt: number[] | null | undefined;
   private parsedResponse: { value: unknown } | undefined;
 
@@ -39,7 +38,8 @@ class StoredCall implements TrajectoryCall {
     this.seq = row.seq;
     if (row.problem) throw this.corrupt(row.problem);
     if (!LABELS.has(row.label)) throw this.corrupt(`unknown label "${row.label}"`);
-    if (row.prompt_ids && row.prompt_ids.length % 4 !== 0) throw this.corrupt(`prompt_ids blob is ${row.prompt_ids.length} bytes, not a whole number of int32 token ids`);
+    const storedPrompt = row.stored_prompt_ids ?? row.prompt_ids;
+    if (storedPrompt && storedPrompt.length % 4 !== 0) throw this.corrupt(`prompt_ids blob is ${storedPrompt.length} bytes, not a whole number of int32 token ids`);
     if (row.completion_ids && row.completion_ids.length % 4 !== 0) {
       throw this.corrupt(`completion_ids blob is ${row.completion_ids.length} bytes, not a whole number of int32 token ids`);
     }
@@ -52,7 +52,6 @@ class StoredCall implements TrajectoryCall {
     this.logprobs = float64s(row.logprobs);
     this.finishReason = row.finish_reason;
     this.missingTokenIds = row.missing_token_ids === 1;
-    this.promptBlob = row.prompt_ids;
     this.promptDelta =
       row.prompt_base_seq !== null && row.prompt_shared_len !== null && row.stored_prompt_ids !== undefined
         ? { baseSeq: row.prompt_base_seq, sharedLen: row.prompt_shared_len, suffix: int32s(row.stored_prompt_ids) ?? [] }
@@ -60,7 +59,11 @@ class StoredCall implements TrajectoryCall {
   }
 
   get promptTokenIds(): number[] | null {
-    if (this.decodedPrompt === undefined) this.decodedPrompt = int32s(this.promptBlob);
+    if (this.decodedPrompt === undefined) {
+      const blob = this.row.whole_prompt ? this.row.whole_prompt() : this.row.prompt_ids;
+      if (typeof blob === 'string') throw this.corrupt(blob);
+      this.decodedPrompt = int32s(blob);
+    }
     return this.decodedPrompt;
   }
 
@@ -71,6 +74,8 @@ class StoredCall implements TrajectoryCall {
   }
 
   async requestIfContains(text: string): Promise<unknown> {
+    // the scan looked for this word in the pieces the request is stored as
+    if (text === 'image' && this.row.request_may_mention_image === false) return undefined;
     const json = await this.store.callRequestJson(this.rolloutId, this.seq, text);
     if (json === undefined) throw this.corrupt('the call row disappeared while it was being read');
     return json === null ? undefined : this.parse(json, 'request');
@@ -83,6 +88,12 @@ class StoredCall implements TrajectoryCall {
       this.parsedResponse = { value: json === null ? null : this.parse(json, 'response') };
     }
     return this.parsedResponse.value;
+  }
+
+  async responseIfContains(text: string): Promise<unknown> {
+    // the scan looked for this word in the response
+    if (!this.parsedResponse && text === 'weight_version' && this.row.response_mentions_weight_version !== 1) return undefined;
+    return this.response();
   }
 
   private parse(text: string, what: string): unknown {

@@ -24,6 +24,8 @@ export interface TrajectoryCall {
   /** The request, or undefined when its JSON text does not contain `text`: a cheap pre-filter (it may also return the request). */
   requestIfContains(text: string): Promise<unknown>;
   response(): Promise<unknown>;
+  /** The response, or undefined when its JSON text does not contain `text` (a pre-filter, like `requestIfContains`). */
+  responseIfContains(text: string): Promise<unknown>;
 }
 
 /** A stored call that cannot be read: names the rollout and the call so the row can be found. */
@@ -54,5 +56,6 @@ export function fromRecordedCall(call: RecordedCall): TrajectoryCall {
     request: async () => call.request,
     requestIfContains: async () => call.request,
     response: async () => call.response,
+    responseIfContains: async () => call.response,
   };
 }

@@ -59,6 +59,10 @@ describe('schema migration 4: token columns before the request and response', ()
     const columns = (await db.all<{ name: string }>('PRAGMA table_info(calls)')).map((c) => c.name);
     expect(columns.slice(-2)).toEqual(['response', 'request']);
     expect(columns.indexOf('prompt_ids')).toBeLessThan(columns.indexOf('response'));
+    // migration 6: request delta columns, also ahead of the request; old rows hold whole requests
+    expect(columns.indexOf('request_base_seq')).toBeLessThan(columns.indexOf('response'));
+    expect(columns.indexOf('request_shared_len')).toBeLessThan(columns.indexOf('response'));
+    expect(await db.all('SELECT request_base_seq FROM calls WHERE request_base_seq IS NOT NULL')).toEqual([]);
     await db.close();
 
     const rows = readFileSync((await exportRun(dir, { format: 'verl' })).file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

@@ -94,8 +94,8 @@ describe('export and stats on bad input', () => {
 
   it('names the rollout and seq of unparsable request or response JSON where it is read', async () => {
     run = await recordRun();
-    // veRL rows read the last call's response, and its request when it may hold images; SFT reads both.
-    await corrupt(run, "UPDATE calls SET response = '{\"choices\": [' WHERE rollout_id = 'run-test.t.0.1' AND seq = 2");
+    // veRL rows read the last call's response when it may hold a weight version, and its request when it may hold images; SFT reads both.
+    await corrupt(run, "UPDATE calls SET response = '{\"weight_version\": 3, \"choices\": [' WHERE rollout_id = 'run-test.t.0.1' AND seq = 2");
     expect((await rejection(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'a.jsonl') }))).message).toMatch(
       /rollout run-test\.t\.0\.1, call seq 2: response is not valid JSON/,
     );

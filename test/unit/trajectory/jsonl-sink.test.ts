@@ -26,4 +26,32 @@ describe('JsonlSink', () => {
     expect(sink.rows).toBe(rows.length);
     expect(lines.map((l) => JSON.parse(l))).toEqual(rows);
   });
+
+  it('writes each line byte for byte as JSON.stringify does, whatever the values', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'of-jsonl-'));
+    const file = path.join(dir, 'out.jsonl');
+    const rows: unknown[] = [
+      {
+        prompt_ids: [0, 7, -1, 2147483647, -2147483648, 2147483648, -0, 1e21, 123456789012],
+        response_logprobs: [0, -0.1, -1e-7, 0.30000000000000004, -123.456, Number.NaN, Number.POSITIVE_INFINITY, -5e-324, 1.7976931348623157e308],
+        mixed: [1, 'two', null, undefined, { three: [3] }, [4, 5], true],
+        empty: [],
+        text: 'tâche "quoted" \\ \n 日本語 🙂',
+        skipped: undefined,
+        nested: { a: [1.5, -2], b: null, c: undefined },
+        fn: () => 1,
+      },
+      [1, 2, 3],
+      'a string row',
+      42,
+      null,
+      { toJSON: () => ({ replaced: true }) },
+      { when: new Date(0), ids: Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 150_000) }, // larger than a chunk
+      { messages: [{ role: 'user', content: 'é'.repeat(2_000_000) }, 1, 0.5], mask: [...Array(100).fill(0), 1, 1, ...Array(30).fill(1), 0] },
+    ];
+    const sink = new JsonlSink<unknown>(file);
+    for (const row of rows) await sink.write(row);
+    await sink.close();
+    expect(readFileSync(file, 'utf8')).toBe(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  });
 });

@@ -101,6 +101,20 @@ describe('delta storage of prompt ids', () => {
     await store.close();
     const { samples } = await samplesOf(run, rollout.id);
     expect(samples.map((s) => s.extra_fields.call_seqs)).toEqual([[1, 3, 5, 6, 7, 8], [2, 4]]);
+    // Read with other rollouts in one grouped query, prompts rebuilt on demand (newest first, so chains are walked), the same prompts.
+    const other = await run.rollout('t2', 0, 1);
+    await other.call(new ChatHistory('Another agent.', 'Go.').snapshot(), finalAnswer('ok'), { tools: [BASH_TOOL] });
+    await run.store.flush();
+    const grouped = await run.store.callsOfRollouts([rollout.id, other.id, 'no-such-rollout']);
+    expect([...grouped.keys()].sort()).toEqual([other.id, rollout.id].sort());
+    const rowsOf = grouped.get(rollout.id)!;
+    const whole = rowsOf.map((row) => (row.whole_prompt ? row.whole_prompt() : row.prompt_ids));
+    const wholeNewestFirst = [...rowsOf].reverse().map((row) => (row.whole_prompt ? row.whole_prompt() : row.prompt_ids)).reverse();
+    const expected = calls.map((c) => c.promptTokenIds);
+    for (const blobs of [whole, wholeNewestFirst]) {
+      expect(blobs.map((b) => (b === null || typeof b === 'string' ? b : Array.from(new Int32Array(new Uint8Array(b).buffer))))).toEqual(expected);
+    }
+    expect(rowsOf.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it('reads a store written before delta storage (whole prompts, schema version 1) after migrating it', async () => {

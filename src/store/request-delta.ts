@@ -1,0 +1,137 @@
+/**
+ * Delta storage of request bodies. A harness sends its whole conversation with every call: stored
+ * whole, a rollout's requests grow with the square of its length. A row instead keeps only the text
+ * after the first `request_shared_len` characters of an earlier call's request (`request_base_seq`,
+ * same rollout, smaller seq). When a request's message list (chat `messages`, Responses `input`,
+ * Anthropic `messages`) extends an earlier call's, their JSON texts agree up to the end of the shared
+ * messages, so the stored suffix is the appended messages plus the fields after the list. The delta
+ * is taken on the text, not on parsed messages: the harness's own bytes come back exactly, whatever
+ * the protocol. Rows without a base hold the whole request, so old stores read unchanged.
+ */
+
+/** Fewer shared characters than this are not worth a reference. */
+const MIN_SHARED_CHARS = 256;
+/** Earlier calls of one rollout considered as a base (sub-agents interleave several conversations). */
+const CANDIDATES_PER_ROLLOUT = 4;
+/** Bound on the request text the writer keeps in memory; least recently written rollouts are forgotten first. */
+const MAX_CACHED_CHARS = 64 * 1024 * 1024;
+
+export interface RequestDelta {
+  baseSeq: number;
+  sharedLen: number;
+  /** The request text after the shared prefix. */
+  suffix: string;
+}
+
+interface Candidate {
+  seq: number;
+  text: string;
+}
+
+/** Remembers the last requests of each rollout as they are written, to store the next one as a delta. */
+export class RequestDeltaWriter {
+  private readonly byRollout = new Map<string, Candidate[]>();
+  private cachedChars = 0;
+
+  /** The delta for a request about to be written, or undefined to store it whole. */
+  compact(rolloutId: string, seq: number, text: string): RequestDelta | undefined {
+    let best: Candidate | undefined;
+    let bestShared = 0;
+    // newest first: the conversation this call continues is usually the last one written
+    const list = this.byRollout.get(rolloutId) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const c = list[i]!;
+      if (c.seq >= seq || c.text.length <= bestShared) continue;
+      const shared = sharedPrefixLength(c.text, text);
+      if (shared > bestShared) [best, bestShared] = [c, shared];
+    }
+    if (!best || bestShared < MIN_SHARED_CHARS) return undefined;
+    return { baseSeq: best.seq, sharedLen: bestShared, suffix: text.slice(bestShared) };
+  }
+
+  /** Drops every request remembered under this seq, as when its write failed: it must not serve as a base. */
+  forget(rolloutId: string, seq: number): void {
+    const list = this.byRollout.get(rolloutId);
+    if (!list) return;
+    for (const c of list) if (c.seq === seq) this.cachedChars -= c.text.length;
+    this.byRollout.set(rolloutId, list.filter((c) => c.seq !== seq));
+  }
+
+  /** Call once the row is written, or goes into the same atomic write as the rows that may use it. */
+  remember(rolloutId: string, seq: number, text: string): void {
+    const list = this.byRollout.get(rolloutId) ?? [];
+    this.byRollout.delete(rolloutId); // re-inserted last: Map order is the LRU order
+    list.push({ seq, text });
+    this.cachedChars += text.length;
+    while (list.length > CANDIDATES_PER_ROLLOUT) this.cachedChars -= list.shift()!.text.length;
+    this.byRollout.set(rolloutId, list);
+    for (const [id, old] of this.byRollout) {
+      if (this.cachedChars <= MAX_CACHED_CHARS || id === rolloutId) break;
+      this.byRollout.delete(id);
+      for (const c of old) this.cachedChars -= c.text.length;
+    }
+  }
+}
+
+/** Characters compared per native `startsWith` before narrowing down to the one that differs. */
+const BLOCKS = [16384, 1024, 64];
+
+/**
+ * Length of the common prefix of two texts, cut back to just after a character that is ASCII and not
+ * a word character. So the cut never splits a surrogate pair (the suffix is stored as UTF-8), and a
+ * word such as `image` never spans the cut: `requestContains` can test the stored pieces one by one.
+ */
+export function sharedPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  for (const block of BLOCKS) {
+    while (i + block <= n && b.startsWith(a.slice(i, i + block), i)) i += block;
+  }
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  while (i > 0 && !isCutPoint(b.charCodeAt(i - 1))) i--;
+  return i;
+}
+
+function isCutPoint(code: number): boolean {
+  return code < 128 && !isWordChar(code);
+}
+
+export function isWordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** A stored request as the row holds it. */
+export interface StoredRequest {
+  seq: number;
+  text: string;
+  baseSeq: number | null;
+  sharedLen: number | null;
+}
+
+/**
+ * Rebuilds whole request texts from rows fed in seq order. Keeps the text of every row a later row
+ * may use as its base; given `lastUse` (base seq → the last seq that refers to it) it drops them once
+ * passed. Joining is cheap: V8 concatenates long strings by reference.
+ */
+export class RequestRebuilder {
+  private readonly texts = new Map<number, string>();
+
+  constructor(private readonly lastUse?: Map<number, number>) {}
+
+  /** The whole request text of this row, or `{ problem }` naming why it cannot be rebuilt. */
+  rebuild(row: StoredRequest): string | { problem: string } {
+    let text = row.text;
+    if (row.baseSeq !== null) {
+      const base = this.texts.get(row.baseSeq);
+      if (base === undefined) return { problem: `request refers to call seq ${row.baseSeq}, which is missing or unreadable` };
+      const shared = row.sharedLen ?? -1;
+      if (shared < 0 || shared > base.length) return { problem: `request shares ${row.sharedLen} characters with call seq ${row.baseSeq}, whose request has ${base.length}` };
+      text = base.slice(0, shared) + text;
+    }
+    if (this.lastUse === undefined || this.lastUse.has(row.seq)) this.texts.set(row.seq, text);
+    if (this.lastUse) {
+      for (const seq of this.texts.keys()) if ((this.lastUse.get(seq) ?? -Infinity) <= row.seq) this.texts.delete(seq);
+    }
+    return text;
+  }
+}
