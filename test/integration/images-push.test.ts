@@ -14,11 +14,14 @@ let backend: DockerBackend;
 let image: string;
 
 beforeAll(async () => {
+  // the helper's workspace image is built without an extra CA, which is part of the workspace tag
+  vi.stubEnv('OPENFORGE_EXTRA_CA', '');
   ({ backend, image } = await workspaceImage());
 });
 
 afterAll(async () => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   await backend.docker.getImage(`${REGISTRY}/${image}`).remove({ noprune: true }).catch(() => undefined);
 });
 
