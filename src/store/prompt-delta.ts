@@ -6,6 +6,8 @@
  * rollout, smaller seq). Rows without a base hold the whole prompt, so old stores read unchanged.
  */
 
+import { RecentCalls } from './recent-calls.js';
+
 /** Fewer shared tokens than this are not worth a reference. */
 const MIN_SHARED_TOKENS = 32;
 /** Earlier calls of one rollout considered as a base (sub-agents interleave several conversations). */
@@ -20,40 +22,27 @@ export interface PromptDelta {
   suffix: number[];
 }
 
-interface Candidate {
-  seq: number;
-  /** prompt ++ completion */
-  tokens: Int32Array;
-}
-
 /** Remembers the last calls of each rollout as they are written, to store the next prompt as a delta. */
 export class PromptDeltaWriter {
-  private readonly byRollout = new Map<string, Candidate[]>();
-  private cachedTokens = 0;
+  /** prompt ++ completion of each remembered call */
+  private readonly recent = new RecentCalls<Int32Array>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, (tokens) => tokens.length);
 
   /** The delta for a prompt about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, prompt: readonly number[]): PromptDelta | undefined {
-    let best: Candidate | undefined;
+    let baseSeq = 0;
     let bestShared = 0;
-    for (const c of this.byRollout.get(rolloutId) ?? []) {
+    for (const c of this.recent.of(rolloutId)) {
       if (c.seq >= seq) continue;
-      const shared = sharedPrefix(c.tokens, prompt);
-      if (shared > bestShared) [best, bestShared] = [c, shared];
+      const shared = sharedPrefix(c.value, prompt);
+      if (shared > bestShared) [baseSeq, bestShared] = [c.seq, shared];
     }
-    if (!best || bestShared < MIN_SHARED_TOKENS) return undefined;
-    return { baseSeq: best.seq, sharedLen: bestShared, suffix: prompt.slice(bestShared) };
+    if (bestShared < MIN_SHARED_TOKENS) return undefined;
+    return { baseSeq, sharedLen: bestShared, suffix: prompt.slice(bestShared) };
   }
 
-  /**
-   * Drops every row remembered under this seq, as when its write failed: it must not serve as a base
-   * (a failed duplicate may sit beside the stored row of the same seq, so both go).
-   */
+  /** Drops every row remembered under this seq, as when its write failed: it must not serve as a base. */
   forget(rolloutId: string, seq: number): void {
-    const list = this.byRollout.get(rolloutId);
-    if (!list) return;
-    const kept = list.filter((c) => c.seq !== seq);
-    for (const c of list) if (c.seq === seq) this.cachedTokens -= c.tokens.length;
-    this.byRollout.set(rolloutId, kept);
+    this.recent.forget(rolloutId, seq);
   }
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it: only stored rows may serve as a base. */
@@ -61,17 +50,7 @@ export class PromptDeltaWriter {
     const tokens = new Int32Array(prompt.length + (completion?.length ?? 0));
     tokens.set(prompt);
     if (completion) tokens.set(completion, prompt.length);
-    const list = this.byRollout.get(rolloutId) ?? [];
-    this.byRollout.delete(rolloutId); // re-inserted last: Map order is the LRU order
-    list.push({ seq, tokens });
-    this.cachedTokens += tokens.length;
-    while (list.length > CANDIDATES_PER_ROLLOUT) this.cachedTokens -= list.shift()!.tokens.length;
-    this.byRollout.set(rolloutId, list);
-    for (const [id, old] of this.byRollout) {
-      if (this.cachedTokens <= MAX_CACHED_TOKENS || id === rolloutId) break;
-      this.byRollout.delete(id);
-      for (const c of old) this.cachedTokens -= c.tokens.length;
-    }
+    this.recent.remember(rolloutId, seq, tokens);
   }
 }
 

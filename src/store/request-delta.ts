@@ -9,6 +9,8 @@
  * the protocol. Rows without a base hold the whole request, so old stores read unchanged.
  */
 
+import { RecentCalls } from './recent-calls.js';
+
 /** Fewer shared characters than this are not worth a reference. */
 const MIN_SHARED_CHARS = 256;
 /** Earlier calls of one rollout considered as a base (sub-agents interleave several conversations). */
@@ -23,53 +25,34 @@ export interface RequestDelta {
   suffix: string;
 }
 
-interface Candidate {
-  seq: number;
-  text: string;
-}
-
 /** Remembers the last requests of each rollout as they are written, to store the next one as a delta. */
 export class RequestDeltaWriter {
-  private readonly byRollout = new Map<string, Candidate[]>();
-  private cachedChars = 0;
+  private readonly recent = new RecentCalls<string>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_CHARS, (text) => text.length);
 
   /** The delta for a request about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, text: string): RequestDelta | undefined {
-    let best: Candidate | undefined;
+    let baseSeq = 0;
     let bestShared = 0;
     // newest first: the conversation this call continues is usually the last one written
-    const list = this.byRollout.get(rolloutId) ?? [];
+    const list = this.recent.of(rolloutId);
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.seq >= seq || c.text.length <= bestShared) continue;
-      const shared = sharedPrefixLength(c.text, text);
-      if (shared > bestShared) [best, bestShared] = [c, shared];
+      if (c.seq >= seq || c.value.length <= bestShared) continue;
+      const shared = sharedPrefixLength(c.value, text);
+      if (shared > bestShared) [baseSeq, bestShared] = [c.seq, shared];
     }
-    if (!best || bestShared < MIN_SHARED_CHARS) return undefined;
-    return { baseSeq: best.seq, sharedLen: bestShared, suffix: text.slice(bestShared) };
+    if (bestShared < MIN_SHARED_CHARS) return undefined;
+    return { baseSeq, sharedLen: bestShared, suffix: text.slice(bestShared) };
   }
 
   /** Drops every request remembered under this seq, as when its write failed: it must not serve as a base. */
   forget(rolloutId: string, seq: number): void {
-    const list = this.byRollout.get(rolloutId);
-    if (!list) return;
-    for (const c of list) if (c.seq === seq) this.cachedChars -= c.text.length;
-    this.byRollout.set(rolloutId, list.filter((c) => c.seq !== seq));
+    this.recent.forget(rolloutId, seq);
   }
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it. */
   remember(rolloutId: string, seq: number, text: string): void {
-    const list = this.byRollout.get(rolloutId) ?? [];
-    this.byRollout.delete(rolloutId); // re-inserted last: Map order is the LRU order
-    list.push({ seq, text });
-    this.cachedChars += text.length;
-    while (list.length > CANDIDATES_PER_ROLLOUT) this.cachedChars -= list.shift()!.text.length;
-    this.byRollout.set(rolloutId, list);
-    for (const [id, old] of this.byRollout) {
-      if (this.cachedChars <= MAX_CACHED_CHARS || id === rolloutId) break;
-      this.byRollout.delete(id);
-      for (const c of old) this.cachedChars -= c.text.length;
-    }
+    this.recent.remember(rolloutId, seq, text);
   }
 }
 
