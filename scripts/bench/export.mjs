@@ -26,6 +26,7 @@ const { values } = parseArgs({
     completion: { type: 'string', default: '50' },
     keep: { type: 'boolean', default: false },
     child: { type: 'string' }, // internal: scan | jsonl | parquet
+    workers: { type: 'string' }, // internal: export threads of the child (default: the exporter's choice)
     dir: { type: 'string' },
     run: { type: 'string' },
   },
@@ -160,7 +161,8 @@ async function child(kind, dir, runId) {
   if (kind === 'scan') result = await rawScan(path.join(dir, 'openforge.db'), runId);
   else {
     let calls = 0;
-    const report = await exportRun(dir, { format: 'verl', runId, out: path.join(dir, `${runId}.${kind}`), onRollout: (n) => (calls += n) });
+    const workers = values.workers === undefined ? undefined : Number(values.workers);
+    const report = await exportRun(dir, { format: 'verl', runId, out: path.join(dir, `${runId}.${kind}`), workers, onRollout: (n) => (calls += n) });
     result = { calls, rows: report.rows, fileBytes: statSync(report.file).size };
   }
   const seconds = (performance.now() - started) / 1000;

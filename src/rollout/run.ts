@@ -10,7 +10,7 @@ import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
-import { Store, type RolloutParent } from '../store/store.js';
+import { STORE_FILE, Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
@@ -49,7 +49,7 @@ export interface RunOptions extends RunEvents {
   endAfterScript?: boolean;
 }
 
-export const STORE_FILE = 'openforge.db';
+export { STORE_FILE };
 
 /**
  * Runs every task × rollouts_per_task under the concurrency limit, or resumes the latest unfinished run of

@@ -7,13 +7,12 @@ import { getHarness, harnessFor } from '../harness/registry.js';
 import { runSlot } from '../rollout/attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from '../rollout/model-endpoint.js';
 import type { RolloutDeps, RolloutOutcome } from '../rollout/rollout.js';
-import { STORE_FILE } from '../rollout/run.js';
 import { SessionRegistry } from '../rollout/sessions.js';
 import { TaskImages } from '../rollout/task-images.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { RunNetwork } from '../sandbox/types.js';
-import { Store } from '../store/store.js';
+import { STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import type { RolloutRequest, RolloutState, RolloutView } from './types.js';
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { rolloutSamples } from '../trajectory/run-samples.js';
 import type { RunSource } from '../trajectory/run-source.js';
+import { sampleJson } from '../trajectory/types.js';
 import type { SampleBuilder } from './rollout-service.js';
 
 /** Training samples of a finished rollout, from the trajectory builder, stamped with the request's weight version. */
@@ -13,5 +14,5 @@ export const samplesForService: SampleBuilder = async (store, rolloutId, meta) =
     k: 1, passThreshold: 1, harness: rollout.harness, interrupted: false,
   };
   const { samples } = await rolloutSamples(source, rollout);
-  return samples.map((s) => ({ ...s, weight_version: meta.weightVersion === null ? s.weight_version : String(meta.weightVersion) }));
+  return samples.map((s) => ({ ...sampleJson(s), weight_version: meta.weightVersion === null ? s.weight_version : String(meta.weightVersion) }));
 };

@@ -29,27 +29,26 @@ export interface CallRow {
   /** Delta storage (see request-delta.ts): when set, request holds only the text after the shared prefix. Rows stored whole since then have request_shared_len 0. */
   request_base_seq: number | null;
   request_shared_len: number | null;
+  /** 1 when the response text contains `weight_version` (null when there is no response). */
+  response_mentions_weight_version: number | null;
+  /** 1 when the stored request piece contains `image`; null for rows stored whole before request deltas. */
+  request_piece_mentions_image: number | null;
 }
 
 const STORED_CALL_FIELDS = [
   'rollout_id', 'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
-  'request_base_seq', 'completion_ids', 'logprobs', 'prompt_ids',
+  'request_base_seq', 'response_mentions_weight_version', 'request_piece_mentions_image', 'completion_ids', 'logprobs', 'prompt_ids',
 ] as const;
 /**
  * Only what training data needs, none of it behind the response and request in the row (see the
- * migrations): every column read costs time when a whole run is exported. Two words are looked for in
- * the stored texts, so that the exporter reads a response or request only when it may hold what it
- * wants: `weight_version` in the response, `image` in the request's stored piece (a word never spans
- * the cut between pieces; rows stored before request deltas, whose `request_shared_len` is null,
- * are not searched: their whole requests would be read).
+ * migrations): every column read costs time when a whole run is exported. Two words the exporter
+ * looks for were noted when the call was stored, so that it reads a response or request only when it
+ * may hold what it wants: `weight_version` in the response, `image` in the request's stored piece (a
+ * word never spans the cut between pieces; rows stored before request deltas, whose
+ * `request_shared_len` is null, have no note: their whole requests would be read).
  */
-export const STORED_CALL_COLUMNS = `${STORED_CALL_FIELDS.join(', ')},
-  instr(response, 'weight_version') > 0 AS response_mentions_weight_version,
-  CASE WHEN request_shared_len IS NOT NULL THEN instr(request, 'image') > 0 END AS request_piece_mentions_image`;
-type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]> & {
-  response_mentions_weight_version: number | null;
-  request_piece_mentions_image: number | null;
-};
+export const STORED_CALL_COLUMNS = STORED_CALL_FIELDS.join(', ');
+type StoredCallColumns = Pick<CallRow, (typeof STORED_CALL_FIELDS)[number]>;
 
 /**
  * A call row as `callPagesOf` reads it: the columns training data needs (not the request nor the
@@ -69,7 +68,7 @@ export type StoredCallRow = StoredCallColumns & {
 /** The small fields of a call row in `callsOfRollouts`, in this order, then the byte lengths of its three blobs. */
 export const GROUPED_FIELDS = [
   'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len', 'request_base_seq',
-  `instr(response, 'weight_version') > 0`, `CASE WHEN request_shared_len IS NOT NULL THEN instr(request, 'image') > 0 END`,
+  'response_mentions_weight_version', 'request_piece_mentions_image',
   'octet_length(completion_ids)', 'octet_length(logprobs)', 'octet_length(prompt_ids)',
 ];
 type GroupedFields = [

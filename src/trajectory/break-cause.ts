@@ -10,10 +10,10 @@ import type { BreakReason } from './types.js';
  * previous prompt but not with the previous answer's ids is a retokenized answer; a prompt that
  * already differs before it was rendered by another template.
  */
-export function tokenBreakCause(segment: Segment, prompt: readonly number[], simulated: boolean): BreakReason {
+export function tokenBreakCause(segment: Segment, prompt: ArrayLike<number>, simulated: boolean): BreakReason {
   if (simulated) {
     try {
-      return decode(prompt).startsWith(decode(segment.allIds())) ? 'retokenization' : 'template_mismatch';
+      return decode(Array.from(prompt)).startsWith(decode(segment.allIds())) ? 'retokenization' : 'template_mismatch';
     } catch {
       return 'template_mismatch'; // ids outside the sim's vocabulary: not the sim's rendering
     }

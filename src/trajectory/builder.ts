@@ -14,6 +14,8 @@ export interface RolloutContext {
   reward: number | null;
   /** The run's upstream is the simulated model: its tokenizer may be used to tell retokenization apart. */
   simulated: boolean;
+  /** Tokens the rollout's calls store (prompt pieces and completions), when known: the first sample's size, at most. */
+  storedTokens?: number;
 }
 
 export interface RolloutBuildStats {
@@ -27,7 +29,7 @@ export interface RolloutBuildStats {
 interface Extension {
   conversation: Conversation;
   segment: Segment;
-  prompt: readonly number[];
+  prompt: ArrayLike<number>;
   from: number;
 }
 
@@ -130,7 +132,8 @@ export class RolloutTrajectoryBuilder {
 
   private async startSegment(call: TokenCall): Promise<void> {
     const { conversation, reason } = await this.placeBreak(call);
-    const segment = new Segment(this.segmentCount++, reason, call);
+    const expected = this.segmentCount === 0 && this.context.storedTokens ? this.context.storedTokens : undefined;
+    const segment = new Segment(this.segmentCount++, reason, call, expected);
     if (reason !== null) this.stats.breaks[reason] = (this.stats.breaks[reason] ?? 0) + 1;
     if (conversation) {
       if (conversation.segment) this.finished.push(conversation.segment);
@@ -225,7 +228,8 @@ function unusableReason(call: TrajectoryCall): ExclusionReason | undefined {
     throw new CorruptCallError(call.rolloutId, call.seq, `${call.logprobs.length} logprobs for ${call.completionTokenIds.length} completion tokens`);
   }
   // JSON has no NaN or infinities, and a trainer cannot use them either.
-  for (const lp of call.logprobs) if (!Number.isFinite(lp)) return 'missing_logprobs';
+  const logprobs = call.logprobs;
+  for (let i = 0; i < logprobs.length; i++) if (!Number.isFinite(logprobs[i])) return 'missing_logprobs';
   return undefined;
 }
 

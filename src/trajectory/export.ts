@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { RolloutRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { ExportWorkerPool, type EncodedBatch } from './export-pool.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { openRunSource, type RunSource } from './run-source.js';
-import { runSamples } from './run-samples.js';
+import { rolloutBatches, runSamples } from './run-samples.js';
 import { sftRecord } from './sft.js';
 import { CorruptCallError } from './trajectory-call.js';
 import type { TrajectorySample } from './types.js';
@@ -24,6 +26,13 @@ export interface ExportOptions {
   /** Leave out rollouts with an unreadable call row (counted) instead of failing. */
   skipBad?: boolean;
   parquet?: ParquetSinkOptions;
+  /**
+   * Threads that build and encode veRL JSONL rows side by side (0: all in this thread). Default: one
+   * per CPU core (at most 4) for runs of at least `PARALLEL_MIN_CALLS` calls, none for smaller ones.
+   */
+  workers?: number;
+  /** Calls per batch of rollouts a worker encodes (default about 2 000; tests use small ones to get many batches). */
+  batchCalls?: number;
   /** Called after each rollout, with the number of calls it had. */
   onRollout?(calls: number): void;
 }
@@ -73,8 +82,12 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
       return false;
     });
     mkdirSync(path.dirname(file), { recursive: true });
-    if (format === 'verl') {
-      const sink: RowSink<TrajectorySample> = fileType === 'parquet' ? new VerlParquetSink(file, options.parquet) : new JsonlSink<TrajectorySample>(file);
+    if (format === 'verl' && fileType === 'jsonl') {
+      const workers = await workerCount(source, options.workers);
+      const sink = new JsonlSink<TrajectorySample>(file);
+      await writeAll(sink, () => (workers > 0 ? writeVerlInParallel(source, rollouts, sink, report, options, workers) : writeVerl(source, rollouts, sink, report, options)));
+    } else if (format === 'verl') {
+      const sink = new VerlParquetSink(file, options.parquet);
       await writeAll(sink, () => writeVerl(source, rollouts, sink, report, options));
     } else {
       const sink = new JsonlSink<unknown>(file);
@@ -107,6 +120,58 @@ async function writeVerl(source: RunSource, rollouts: RolloutRecord[], sink: Row
     else report.rolloutsExported++;
     for (const sample of result.samples) await sink.write(sample);
     options.onRollout?.(result.calls);
+  }
+  report.rows = sink.rows;
+}
+
+/** Below this many calls a run is exported in this thread: starting workers would cost more than it saves. */
+export const PARALLEL_MIN_CALLS = 20_000;
+const MAX_DEFAULT_WORKERS = 4;
+
+async function workerCount(source: RunSource, asked: number | undefined): Promise<number> {
+  if (asked !== undefined) {
+    if (!Number.isInteger(asked) || asked < 0) throw new UserError(`--workers must be a whole number ≥ 0, not ${asked}`, 'pass 0 to export in one thread');
+    return asked;
+  }
+  const cores = availableParallelism();
+  if (cores < 2 || (await source.store.countRunCalls(source.run.id)) < PARALLEL_MIN_CALLS) return 0;
+  return Math.min(cores, MAX_DEFAULT_WORKERS);
+}
+
+/**
+ * `writeVerl` spread over worker threads: batches of rollouts (about 2 000 calls each) are built and
+ * encoded by the workers, two per worker in flight, and written here in the run's order, so the file
+ * is byte for byte the one a single thread writes.
+ */
+async function writeVerlInParallel(source: RunSource, rollouts: RolloutRecord[], sink: JsonlSink<TrajectorySample>, report: ExportReport, options: ExportOptions, workers: number): Promise<void> {
+  const pool = ExportWorkerPool.start(workers, { storeFile: source.store.file, run: source.run, simulated: source.simulated });
+  const inFlight: Promise<EncodedBatch>[] = [];
+  const writeNext = async () => {
+    const batch = await inFlight.shift()!;
+    for (const rollout of batch.rollouts) {
+      if (rollout.corrupt) {
+        skipOrFail(new CorruptCallError(rollout.corrupt.rolloutId, rollout.corrupt.seq, rollout.corrupt.problem), report, options);
+        continue;
+      }
+      report.calls += rollout.calls;
+      if (rollout.samples === 0) report.skipped.withoutSamples++;
+      else report.rolloutsExported++;
+      options.onRollout?.(rollout.calls);
+    }
+    await sink.writeEncoded(batch.bytes, batch.rows, batch.giveBack);
+  };
+  try {
+    for await (const batch of rolloutBatches(source, rollouts, options.batchCalls)) {
+      const encoded = pool.encode(batch.rollouts);
+      encoded.catch(() => undefined); // observed in its turn
+      inFlight.push(encoded);
+      if (inFlight.length >= pool.size * 2) await writeNext();
+    }
+    while (inFlight.length > 0) await writeNext();
+    await pool.close();
+  } catch (err) {
+    await pool.terminate();
+    throw err;
   }
   report.rows = sink.rows;
 }

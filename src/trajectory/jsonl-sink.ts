@@ -42,6 +42,17 @@ export class JsonlSink<Row> implements ByteSink {
     }
   }
 
+  /**
+   * Lines encoded elsewhere (an export worker), appended as they are; `written` is called once the
+   * stream is done with the bytes, so their memory can be reused.
+   */
+  async writeEncoded(bytes: Uint8Array, rows: number, written?: () => void): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.flush();
+    this.rows += rows;
+    if (!this.stream.write(bytes, () => written?.())) await once(this.stream, 'drain');
+  }
+
   /** Room for `bytes` more bytes: a full chunk goes to the stream, a line larger than a chunk gets a chunk of its own. */
   reserve(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;

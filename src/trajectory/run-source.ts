@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { STORE_FILE } from '../rollout/run.js';
 import { ownerAlive } from '../sandbox/owner.js';
-import { Store, type RolloutRecord, type RunRecord } from '../store/store.js';
+import { STORE_FILE, Store, type RolloutRecord, type RunRecord } from '../store/store.js';
 import { UserError, errorMessage } from '../util/errors.js';
 
 /** Written by `acquireRunLock` in the output folder while an orchestrator owns it. */

@@ -55,7 +55,7 @@ export async function trajectoryStats(dir: string, options: RunSourceOptions = {
     let calls = 0;
     let policyCalls = 0;
     let mergedCalls = 0;
-    for await (const result of runSamples(source)) {
+    for await (const result of runSamples(source, source.rollouts)) {
       if ('corrupt' in result) {
         const { rolloutId, seq, message } = result.corrupt;
         corruptRollouts.push({ rolloutId, seq, message });

@@ -22,12 +22,12 @@ class StoredCall implements TrajectoryCall {
   readonly protocol: ProtocolName;
   readonly status: number;
   readonly error: string | null;
-  readonly completionTokenIds: number[] | null;
-  readonly logprobs: number[] | null;
+  readonly completionTokenIds: ArrayLike<number> | null;
+  readonly logprobs: ArrayLike<number> | null;
   readonly finishReason: string | null;
   readonly missingTokenIds: boolean;
-  readonly promptDelta: { baseSeq: number; sharedLen: number; suffix: number[] } | undefined;
-  private decodedPrompt: number[] | null | undefined;
+  readonly promptDelta: { baseSeq: number; sharedLen: number; suffix: ArrayLike<number> } | undefined;
+  private decodedPrompt: ArrayLike<number> | null | undefined;
   private parsedResponse: { value: unknown } | undefined;
 
   constructor(
@@ -58,7 +58,7 @@ class StoredCall implements TrajectoryCall {
         : undefined;
   }
 
-  get promptTokenIds(): number[] | null {
+  get promptTokenIds(): ArrayLike<number> | null {
     if (this.decodedPrompt === undefined) {
       const blob = this.row.whole_prompt ? this.row.whole_prompt() : this.row.prompt_ids;
       if (typeof blob === 'string') throw this.corrupt(blob);
@@ -111,21 +111,17 @@ class StoredCall implements TrajectoryCall {
 
 const LITTLE_ENDIAN = endianness() === 'LE';
 
-/** Blobs are int32 little-endian; read through a typed-array view where the platform allows (several times faster). */
-function int32s(blob: Buffer | null | undefined): number[] | null {
+/** Blobs are int32 little-endian: read in place through a typed-array view where the platform allows. */
+function int32s(blob: Buffer | null | undefined): ArrayLike<number> | null {
   if (!blob) return null;
   if (!LITTLE_ENDIAN) return decodeIds(blob);
-  const view = blob.byteOffset % 4 === 0 ? new Int32Array(blob.buffer, blob.byteOffset, blob.length / 4) : new Int32Array(new Uint8Array(blob).buffer);
-  const out = new Array<number>(view.length);
-  for (let i = 0; i < view.length; i++) out[i] = view[i] as number;
-  return out;
+  if (blob.byteOffset % 4 === 0) return new Int32Array(blob.buffer, blob.byteOffset, blob.length / 4);
+  return new Int32Array(new Uint8Array(blob).buffer);
 }
 
-function float64s(blob: Buffer | null): number[] | null {
+function float64s(blob: Buffer | null): ArrayLike<number> | null {
   if (!blob) return null;
   if (!LITTLE_ENDIAN) return decodeFloats(blob);
-  const view = blob.byteOffset % 8 === 0 ? new Float64Array(blob.buffer, blob.byteOffset, blob.length / 8) : new Float64Array(new Uint8Array(blob).buffer);
-  const out = new Array<number>(view.length);
-  for (let i = 0; i < view.length; i++) out[i] = view[i] as number;
-  return out;
+  if (blob.byteOffset % 8 === 0) return new Float64Array(blob.buffer, blob.byteOffset, blob.length / 8);
+  return new Float64Array(new Uint8Array(blob).buffer);
 }

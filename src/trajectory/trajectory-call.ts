@@ -13,11 +13,11 @@ export interface TrajectoryCall {
   status: number;
   error: string | null;
   /** May be decoded on first read: with `promptDelta` the builder often never needs it. */
-  readonly promptTokenIds: number[] | null;
+  readonly promptTokenIds: ArrayLike<number> | null;
   /** Set when the store keeps the prompt as a delta: it is call `baseSeq`'s prompt + completion cut at `sharedLen`, then `suffix`. */
-  promptDelta?: { baseSeq: number; sharedLen: number; suffix: number[] };
-  completionTokenIds: number[] | null;
-  logprobs: number[] | null;
+  promptDelta?: { baseSeq: number; sharedLen: number; suffix: ArrayLike<number> };
+  completionTokenIds: ArrayLike<number> | null;
+  logprobs: ArrayLike<number> | null;
   finishReason: string | null;
   missingTokenIds: boolean;
   request(): Promise<unknown>;
@@ -33,7 +33,7 @@ export class CorruptCallError extends Error {
   constructor(
     readonly rolloutId: string,
     readonly seq: number,
-    problem: string,
+    readonly problem: string,
   ) {
     super(`rollout ${rolloutId}, call seq ${seq}: ${problem}`);
     this.name = 'CorruptCallError';

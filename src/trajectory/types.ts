@@ -35,12 +35,14 @@ export interface MultiModalData {
  * One training sample, shaped like veRL's `AgentLoopOutput`. `response_ids`, `response_mask` and
  * `response_logprobs` always have the same length; mask 1 marks tokens the model generated (with their
  * logprobs), mask 0 marks tool/user observations inserted between turns (logprob 0.0).
+ * Token sequences are typed arrays, as stored and as a trainer holds them (tensors): a sample of a
+ * long conversation is tens of thousands of numbers. As JSON they are plain arrays (`sampleJson`).
  */
 export interface TrajectorySample {
-  prompt_ids: number[];
-  response_ids: number[];
-  response_mask: number[];
-  response_logprobs: number[];
+  prompt_ids: Int32Array;
+  response_ids: Int32Array;
+  response_mask: Uint8Array;
+  response_logprobs: Float64Array;
   /** The rollout's reward; null when the grader gave none. */
   reward_score: number | null;
   /** Model calls merged into this sample. */
@@ -70,6 +72,25 @@ export interface SampleExtraFields {
   excluded_calls: ExclusionCounts;
   run_id: string;
   sample_index: number;
+}
+
+/** A sample as JSON has it: token sequences as plain arrays. */
+export type JsonSample = Omit<TrajectorySample, 'prompt_ids' | 'response_ids' | 'response_mask' | 'response_logprobs'> & {
+  prompt_ids: number[];
+  response_ids: number[];
+  response_mask: number[];
+  response_logprobs: number[];
+};
+
+/** The sample with plain arrays, for `JSON.stringify` (which writes a typed array as an object). */
+export function sampleJson(sample: TrajectorySample): JsonSample {
+  return {
+    ...sample,
+    prompt_ids: Array.from(sample.prompt_ids),
+    response_ids: Array.from(sample.response_ids),
+    response_mask: Array.from(sample.response_mask),
+    response_logprobs: Array.from(sample.response_logprobs),
+  };
 }
 
 export function emptyExclusionCounts(): ExclusionCounts {

@@ -99,7 +99,8 @@ export class VerlParquetSink {
     const rows = this.buffered;
     this.buffered = [];
     this.bufferedTokens = 0;
-    const columnData = COLUMNS.map(([name]) => ({ name, data: rows.map((row) => row[name]) }));
+    // the writer takes token sequences as plain arrays
+    const columnData = COLUMNS.map(([name]) => ({ name, data: rows.map((row) => (ArrayBuffer.isView(row[name]) ? Array.from(row[name] as ArrayLike<number>) : row[name])) }));
     await this.writer.write({ columnData, rowGroupSize: rows.length });
   }
 }

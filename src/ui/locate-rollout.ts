@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { STORE_FILE } from '../rollout/run.js';
-import { Store } from '../store/store.js';
+import { STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 
 /**

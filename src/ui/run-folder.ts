@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { STORE_FILE } from '../rollout/run.js';
-import { Store } from '../store/store.js';
+import { STORE_FILE, Store } from '../store/store.js';
 import { UserError, errorMessage } from '../util/errors.js';
 
 /** An output folder the inspector reads: its store and where the runs' artifacts lie. */

@@ -42,7 +42,7 @@ export async function rolloutTokenViews(calls: RecordedCall[], context: RolloutC
     const sample = sampleOf.get(call.seq);
     if (sample && call.promptTokenIds && call.completionTokenIds) {
       const end = call.promptTokenIds.length + call.completionTokenIds.length - sample.prompt_ids.length;
-      const tokens: TokenCell[] = sample.prompt_ids.map((id) => cell(id, 'prompt', undefined, decode));
+      const tokens: TokenCell[] = Array.from(sample.prompt_ids, (id) => cell(id, 'prompt', undefined, decode));
       for (let i = 0; i < end; i++) {
         const model = sample.response_mask[i] === 1;
         tokens.push(cell(sample.response_ids[i]!, model ? 'model' : 'observation', model ? sample.response_logprobs[i] : undefined, decode));

@@ -85,7 +85,7 @@ describe('the inspector on a finished run', () => {
     for (const c of calls) await builder.add(fromRecordedCall(c));
     const [sample] = (await builder.finish()).samples;
     const kinds = await page.locator('[data-testid="tokens"] .tok').evaluateAll((spans) => spans.map((s) => s.className.replace('tok ', '')));
-    const expected = [...sample!.prompt_ids.map(() => 'prompt'), ...sample!.response_mask.map((m) => (m === 1 ? 'model' : 'observation'))];
+    const expected = [...Array.from(sample!.prompt_ids, () => 'prompt'), ...Array.from(sample!.response_mask, (m) => (m === 1 ? 'model' : 'observation'))];
     expect(kinds).toEqual(expected);
     const colour = (kind: string) => page.locator(`[data-testid="tokens"] .tok.${kind}`).first().evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(await colour('model')).toBe('rgb(201, 242, 208)');

@@ -8,6 +8,7 @@ interface ExportCliOptions {
   minReward?: number;
   allowRunning?: boolean;
   skipBad?: boolean;
+  workers?: number;
 }
 
 /** `openforge export`: a run's recorded calls as training data. */
@@ -21,6 +22,7 @@ export function exportCommand(): Command {
     .option('--min-reward <x>', 'leave out rollouts whose reward is below x', parseReward)
     .option('--allow-running', 'export what is recorded so far while the run is still going')
     .option('--skip-bad', 'leave out rollouts with unreadable call rows (counted) instead of failing')
+    .option('--workers <n>', 'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls)', parseWorkers)
     .action(async (dir: string, opts: ExportCliOptions) => {
       const report = await exportRun(dir, {
         format: opts.format,
@@ -29,9 +31,16 @@ export function exportCommand(): Command {
         minReward: opts.minReward,
         allowRunning: opts.allowRunning,
         skipBad: opts.skipBad,
+        workers: opts.workers,
       });
       process.stdout.write(`${describeExport(report)}\n`);
     });
+}
+
+function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 64) throw new InvalidArgumentError(`expected a whole number of threads from 0 to 64, got "${value}"`);
+  return n;
 }
 
 function parseReward(value: string): number {

@@ -63,6 +63,12 @@ describe('schema migration 4: token columns before the request and response', ()
     expect(columns.indexOf('request_base_seq')).toBeLessThan(columns.indexOf('response'));
     expect(columns.indexOf('request_shared_len')).toBeLessThan(columns.indexOf('response'));
     expect(await db.all('SELECT request_base_seq FROM calls WHERE request_base_seq IS NOT NULL')).toEqual([]);
+    // the last migration: the words the exporter looks for, noted for the old rows too (the veRL row below needs weight_version)
+    expect(columns.indexOf('response_mentions_weight_version')).toBeLessThan(columns.indexOf('response'));
+    expect(await db.all('SELECT response_mentions_weight_version AS w, request_piece_mentions_image AS i FROM calls ORDER BY seq')).toEqual([
+      { w: 1, i: null },
+      { w: 1, i: null },
+    ]);
     await db.close();
 
     const rows = readFileSync((await exportRun(dir, { format: 'verl' })).file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

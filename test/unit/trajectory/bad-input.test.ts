@@ -80,13 +80,18 @@ describe('export and stats on bad input', () => {
     run = await recordRun();
     await corrupt(run, "UPDATE calls SET prompt_ids = X'0102030405' WHERE rollout_id = 'run-test.t.1.1' AND seq = 2");
     const out = path.join(run.dir, 'exports', 'train.jsonl');
-    const err = await rejection(exportRun(run.dir, { format: 'verl', out }));
-    expect(err).toBeInstanceOf(UserError);
-    expect(err.message).toMatch(/rollout run-test\.t\.1\.1, call seq 2: prompt_ids blob is 5 bytes, not a whole number of int32 token ids[\s\S]*--skip-bad/);
-    expect(readdirSync(path.dirname(out))).toEqual([]);
+    for (const workers of [0, 2]) {
+      // in this thread, and in worker threads with a batch per rollout
+      const err = await rejection(exportRun(run.dir, { format: 'verl', out, workers, batchCalls: 1 }));
+      expect(err).toBeInstanceOf(UserError);
+      expect(err.message).toMatch(/rollout run-test\.t\.1\.1, call seq 2: prompt_ids blob is 5 bytes, not a whole number of int32 token ids[\s\S]*--skip-bad/);
+      expect(readdirSync(path.dirname(out))).toEqual([]);
+    }
 
-    const report = await exportRun(run.dir, { format: 'verl', out, skipBad: true });
-    expect(report).toMatchObject({ rows: 1, rolloutsExported: 1, skipped: { corrupt: [{ rolloutId: 'run-test.t.1.1', seq: 2 }] } });
+    for (const workers of [0, 2]) {
+      const report = await exportRun(run.dir, { format: 'verl', out, skipBad: true, workers, batchCalls: 1 });
+      expect(report).toMatchObject({ rows: 1, rolloutsExported: 1, skipped: { corrupt: [{ rolloutId: 'run-test.t.1.1', seq: 2 }] } });
+    }
     expect(existsSync(out)).toBe(true);
     const stats = await trajectoryStats(run.dir);
     expect(stats.corruptRollouts).toEqual([expect.objectContaining({ rolloutId: 'run-test.t.1.1', seq: 2 })]);
@@ -95,11 +100,12 @@ describe('export and stats on bad input', () => {
   it('names the rollout and seq of unparsable request or response JSON where it is read', async () => {
     run = await recordRun();
     // veRL rows read the last call's response when it may hold a weight version, and its request when it may hold images; SFT reads both.
-    await corrupt(run, "UPDATE calls SET response = '{\"weight_version\": 3, \"choices\": [' WHERE rollout_id = 'run-test.t.0.1' AND seq = 2");
+    // (The store noted those words when the rows were stored: the damage comes later, with the notes set.)
+    await corrupt(run, "UPDATE calls SET response = '{\"weight_version\": 3, \"choices\": [', response_mentions_weight_version = 1 WHERE rollout_id = 'run-test.t.0.1' AND seq = 2");
     expect((await rejection(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'a.jsonl') }))).message).toMatch(
       /rollout run-test\.t\.0\.1, call seq 2: response is not valid JSON/,
     );
-    await corrupt(run, "UPDATE calls SET request = '{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"image_url' WHERE rollout_id = 'run-test.t.1.1' AND seq = 2");
+    await corrupt(run, "UPDATE calls SET request = '{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"image_url', request_piece_mentions_image = 1 WHERE rollout_id = 'run-test.t.1.1' AND seq = 2");
     const report = await exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'b.jsonl'), skipBad: true });
     expect(report.skipped.corrupt.map((c) => c.message)).toEqual([
       expect.stringMatching(/rollout run-test\.t\.0\.1, call seq 2: response is not valid JSON/),

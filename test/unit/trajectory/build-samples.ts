@@ -27,7 +27,7 @@ export function expectAligned(s: TrajectorySample): void {
 }
 
 /** Runs of equal mask value: [{mask, start, end}] over the response. */
-export function maskSpans(mask: readonly number[]): { mask: number; start: number; end: number }[] {
+export function maskSpans(mask: ArrayLike<number>): { mask: number; start: number; end: number }[] {
   const spans: { mask: number; start: number; end: number }[] = [];
   mask.forEach((m, i) => {
     const last = spans[spans.length - 1];

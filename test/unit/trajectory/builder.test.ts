@@ -52,7 +52,7 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     const { samples, stats } = await samplesOf(run, rollout.id);
     expect(samples).toHaveLength(1);
     const s = samples[0]!;
-    expect(s.prompt_ids).toEqual(renderPrompt(sent[0]!, [BASH_TOOL]));
+    expect(Array.from(s.prompt_ids)).toEqual(renderPrompt(sent[0]!, [BASH_TOOL]));
     expect(s).toMatchObject({ num_turns: 4, segment: 0, break_reason: null, uid: 'hello', reward_score: 1, rollout_id: rollout.id, harness: 'forge-agent', finish_reason: 'stop', weight_version: null, multi_modal_data: null });
     expect(s.extra_fields).toMatchObject({ call_seqs: [1, 2, 3, 4], simulated: true, run_id: 'run-test', sample_index: 0 });
     expect(stats).toMatchObject({ policyCalls: 4, mergedCalls: 3, breaks: {} });
@@ -62,12 +62,12 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     expect(spans.map((x) => x.mask)).toEqual([1, 0, 1, 0, 1, 0, 1]);
     answers.forEach((answer, turn) => {
       const span = spans[turn * 2]!;
-      expect(s.response_ids.slice(span.start, span.end)).toEqual(renderCompletion(answer));
-      expect(s.response_logprobs.slice(span.start, span.end)).toEqual(logprobsFor(turn + 1, renderCompletion(answer).length));
+      expect(Array.from(s.response_ids.slice(span.start, span.end))).toEqual(renderCompletion(answer));
+      expect(Array.from(s.response_logprobs.slice(span.start, span.end))).toEqual(logprobsFor(turn + 1, renderCompletion(answer).length));
     });
     outputs.forEach((output, turn) => {
       const span = spans[turn * 2 + 1]!;
-      const observed = s.response_ids.slice(span.start, span.end);
+      const observed = Array.from(s.response_ids.slice(span.start, span.end));
       expect(observed).toEqual(toolObservation(output));
       expect(decode(observed)).toBe(`\n<|im_start|>user\n<tool_response>\n${output}\n</tool_response><|im_end|>\n<|im_start|>assistant\n`);
       expect(s.response_logprobs.slice(span.start, span.end).every((lp) => lp === 0)).toBe(true);
@@ -100,7 +100,7 @@ describe('trajectory builder over calls recorded with the sim template', () => {
       [0, null, [1, 2, 3]],
       [1, 'history_edited', [4, 5]],
     ]);
-    expect(samples[1]!.prompt_ids).toEqual(renderPrompt(compacted, [BASH_TOOL]));
+    expect(Array.from(samples[1]!.prompt_ids)).toEqual(renderPrompt(compacted, [BASH_TOOL]));
     expect(samples[1]!.response_mask.filter((m) => m === 0).length).toBeGreaterThan(0);
     expect(samples[0]!.response_mask.includes(1)).toBe(true);
     expect(stats.breaks).toEqual({ history_edited: 1 });
@@ -123,7 +123,7 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     expect(samples[0]!.extra_fields.call_seqs).toEqual([1, 3]);
     expect(samples[0]!.extra_fields.excluded_calls).toMatchObject({ helper: 1, missing_token_ids: 0 });
     expect(stats).toMatchObject({ policyCalls: 2, mergedCalls: 1, breaks: {} });
-    expect(decode(samples[0]!.response_ids)).not.toContain('title');
+    expect(decode(Array.from(samples[0]!.response_ids))).not.toContain('title');
   });
 
   it('excludes and counts a call without token ids; the conversation resumes in a new segment', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportRun } from '../../../src/trajectory/export.js';
-import type { TrajectorySample } from '../../../src/trajectory/types.js';
+import { sampleJson, type TrajectorySample } from '../../../src/trajectory/types.js';
 import { samplesOf } from './build-samples.js';
 import { BASH_TOOL, ChatHistory, finalAnswer, RecordedRun, toolCall } from './recorded-run.js';
 
@@ -47,7 +47,7 @@ describe('openforge export', () => {
     const rows = readJsonl(out);
     expect(rows.map((r) => [r.uid, r.segment, r.reward_score])).toEqual([['alpha', 0, 1], ['alpha', 0, 0], ['beta', 0, 0.5], ['beta', 1, 0.5]]);
     const expected = (await samplesOf(run, 'run-test.alpha.0.1')).samples[0]!;
-    expect(rows[0]).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(rows[0]).toEqual(JSON.parse(JSON.stringify(sampleJson(expected))));
     for (const row of rows) {
       const s = row as unknown as TrajectorySample;
       expect(s.response_mask).toHaveLength(s.response_ids.length);
@@ -114,6 +114,25 @@ describe('openforge export', () => {
     });
     // beta#0's last policy call is its sub-agent's: the record is that conversation.
     expect((rows[1]!.messages as unknown[]).at(-1)).toEqual({ role: 'assistant', content: 'seen' });
+  });
+
+  it('writes the same file with worker threads as in one thread: every batch in the run\'s order', async () => {
+    run = await recordRun();
+    const exportWith = async (workers: number) => {
+      const out = path.join(run!.dir, `w${workers}.jsonl`);
+      const calls: number[] = [];
+      const report = await exportRun(run!.dir, { format: 'verl', out, workers, batchCalls: 2, onRollout: (n) => calls.push(n) });
+      return { bytes: readFileSync(out), report: { ...report, file: '' }, calls };
+    };
+    const inThread = await exportWith(0);
+    expect(inThread.report.rows).toBe(4);
+    for (const workers of [1, 3]) {
+      const parallel = await exportWith(workers); // batches of one rollout each, spread over the workers
+      expect(parallel.bytes.equals(inThread.bytes)).toBe(true);
+      expect(parallel.report).toEqual(inThread.report);
+      expect(parallel.calls).toEqual(inThread.calls);
+    }
+    expect(readdirSync(run.dir).filter((f) => f.includes('partial'))).toEqual([]);
   });
 
   it('defaults to <output>/<run id>/<format>.jsonl and accepts the run folder itself', async () => {

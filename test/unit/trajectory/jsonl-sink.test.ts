@@ -54,4 +54,27 @@ describe('JsonlSink', () => {
     await sink.close();
     expect(readFileSync(file, 'utf8')).toBe(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
   });
+
+  it('writes typed arrays (how samples hold tokens) as the JSON arrays of their numbers', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'of-jsonl-'));
+    const file = path.join(dir, 'out.jsonl');
+    const logprobs = [0, 0, -0.1, -0.25, 1, -1e-7, 3e9, 0.30000000000000004, -0, Number.NaN, -5e-324, 1e21, -2, -0.5, Number.NEGATIVE_INFINITY, 1, 1];
+    const long = Array.from({ length: 50_000 }, (_, i) => (i % 97 < 40 ? 0 : -((i * 7919) % 100_003) / 9973)); // runs of zeros between runs of decimals
+    const rows = [
+      {
+        prompt_ids: Int32Array.from([0, 7, -1, 2147483647, -2147483648, 150_000]),
+        response_mask: Uint8Array.from([...Array(100).fill(0), 1, 1, 0, 1, 255]),
+        response_logprobs: Float64Array.from(logprobs),
+        long: Float64Array.from(long),
+        empty: new Int32Array(0),
+        other: Int16Array.from([-3, 4]),
+        call_seqs: [1, 2, 3],
+      },
+    ];
+    const sink = new JsonlSink<unknown>(file);
+    for (const row of rows) await sink.write(row);
+    await sink.close();
+    const plain = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v as ArrayLike<number>) : v])));
+    expect(readFileSync(file, 'utf8')).toBe(plain.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  });
 });
