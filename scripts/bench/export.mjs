@@ -160,6 +160,7 @@ async function child(kind, dir, runId) {
   let result;
   if (kind === 'scan') result = await rawScan(path.join(dir, 'openforge.db'), runId);
   else {
+    rmSync(path.join(dir, `${runId}.${kind}`), { force: true }); // replacing an earlier export's file is not the export's cost
     let calls = 0;
     const workers = values.workers === undefined ? undefined : Number(values.workers);
     const report = await exportRun(dir, { format: 'verl', runId, out: path.join(dir, `${runId}.${kind}`), workers, onRollout: (n) => (calls += n) });
