@@ -84,6 +84,14 @@ function close(buf: Uint8Array, open: number, at: number, n: number, out: ByteSi
   out.used = at;
 }
 
+/** Where the run of values equal to `values[from]` ends. */
+function runEnd(values: Uint8Array | Float64Array, from: number): number {
+  const v = values[from];
+  let end = from + 1;
+  while (end < values.length && values[end] === v) end++;
+  return end;
+}
+
 /** `,v` written `count` times for v of 0 or 1. */
 function writeRun(value: number, count: number, buf: Uint8Array, at: number): number {
   if (count >= MIN_COPIED_RUN) {
@@ -126,8 +134,7 @@ function writeBytes(values: Uint8Array, out: ByteSink): void {
   while (i < n) {
     const v = values[i]!;
     if (v <= 1) {
-      let end = i + 1;
-      while (end < n && values[end] === v) end++;
+      const end = runEnd(values, i);
       at = writeRun(v, end - i, buf, at);
       i = end;
       continue;
@@ -153,8 +160,7 @@ function writeFloat64s(values: Float64Array, out: ByteSink): void {
   while (i < n) {
     const v = values[i]!;
     if (v === 0 || v === 1) {
-      let end = i + 1;
-      while (end < n && values[end] === v) end++;
+      const end = runEnd(values, i);
       at = writeRun(v, end - i, buf, at);
       i = end;
       continue;
