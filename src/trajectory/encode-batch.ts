@@ -1,10 +1,9 @@
 import type { RolloutRecord } from '../store/store.js';
 import { ByteBuffer } from './byte-buffer.js';
 import type { EncodedRollout } from './export-messages.js';
-import { writeJsonRow } from './json-line.js';
+import { writeJsonLine } from './json-line.js';
 import { runSamples, type SampleSource } from './run-samples.js';
 
-const NEWLINE = 0x0a;
 /** A batch of ~2 000 calls of long conversations encodes to a few MiB: start there and grow. */
 export const BATCH_BYTES = 8 << 20;
 
@@ -18,11 +17,7 @@ export async function encodeRollouts(source: SampleSource, rollouts: readonly Ro
       encoded.push({ calls: 0, samples: 0, corrupt: { rolloutId, seq, problem } });
       continue;
     }
-    for (const sample of result.samples) {
-      writeJsonRow(sample, out);
-      out.reserve(1);
-      out.buffer[out.used++] = NEWLINE;
-    }
+    for (const sample of result.samples) writeJsonLine(sample, out);
     rows += result.samples.length;
     encoded.push({ calls: result.calls, samples: result.samples.length });
   }

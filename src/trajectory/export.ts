@@ -115,13 +115,18 @@ async function writeVerl(source: RunSource, rollouts: RolloutRecord[], sink: Row
       skipOrFail(result.corrupt, report, options);
       continue;
     }
-    report.calls += result.calls;
-    if (result.samples.length === 0) report.skipped.withoutSamples++;
-    else report.rolloutsExported++;
     for (const sample of result.samples) await sink.write(sample);
-    options.onRollout?.(result.calls);
+    countRollout(report, options, result.calls, result.samples.length);
   }
   report.rows = sink.rows;
+}
+
+/** A rollout's calls and samples in the report, once its rows are written or queued. */
+function countRollout(report: ExportReport, options: ExportOptions, calls: number, samples: number): void {
+  report.calls += calls;
+  if (samples === 0) report.skipped.withoutSamples++;
+  else report.rolloutsExported++;
+  options.onRollout?.(calls);
 }
 
 /** Below this many calls a run is exported in this thread: starting workers would cost more than it saves. */
@@ -153,10 +158,7 @@ async function writeVerlInParallel(source: RunSource, rollouts: RolloutRecord[],
         skipOrFail(new CorruptCallError(rollout.corrupt.rolloutId, rollout.corrupt.seq, rollout.corrupt.problem), report, options);
         continue;
       }
-      report.calls += rollout.calls;
-      if (rollout.samples === 0) report.skipped.withoutSamples++;
-      else report.rolloutsExported++;
-      options.onRollout?.(rollout.calls);
+      countRollout(report, options, rollout.calls, rollout.samples);
     }
     await sink.writeEncoded(batch.bytes, batch.rows, batch.giveBack);
   };

@@ -50,6 +50,13 @@ export function writeJsonRow(row: unknown, out: ByteSink): void {
   writeText('}', out);
 }
 
+/** `writeJsonRow` followed by a newline: one JSONL line. */
+export function writeJsonLine(row: unknown, out: ByteSink): void {
+  writeJsonRow(row, out);
+  out.reserve(1);
+  out.buffer[out.used++] = 0x0a;
+}
+
 /** `,0` and `,1` repeated: runs of zeros and ones (masks, the logprobs of observations) are copied from these. */
 const RUN_TEMPLATE_ELEMENTS = 1 << 15;
 const ZEROS = new Uint8Array(Buffer.from(',0'.repeat(RUN_TEMPLATE_ELEMENTS), 'latin1'));

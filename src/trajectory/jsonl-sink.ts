@@ -1,13 +1,12 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { AtomicFile } from './atomic-file.js';
-import { writeJsonRow, type ByteSink } from './json-line.js';
+import { writeJsonLine, type ByteSink } from './json-line.js';
 
 /** Lines are encoded straight into chunks of this many bytes, each written to the file in one go. */
 const CHUNK_BYTES = 4 << 20;
 /** Chunks the stream may hold while the disk catches up: building goes on meanwhile instead of waiting for each write. */
 const BUFFERED_BYTES = 8 << 20;
-const NEWLINE = 0x0a;
 
 /**
  * A JSONL file written as rows come, with the stream's backpressure respected, committed by rename.
@@ -32,9 +31,7 @@ export class JsonlSink<Row> implements ByteSink {
 
   async write(row: Row): Promise<void> {
     if (this.failure) throw this.failure;
-    writeJsonRow(row, this);
-    this.reserve(1);
-    this.buffer[this.used++] = NEWLINE;
+    writeJsonLine(row, this);
     this.rows++;
     if (this.mustDrain) {
       this.mustDrain = false;
