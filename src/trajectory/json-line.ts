@@ -5,8 +5,9 @@
  * encoding cost about three times as much). Everything else goes through JSON.stringify, so the
  * bytes are exactly those of `JSON.stringify(row)` with typed arrays as plain arrays.
  */
+import { writeShortestDouble } from './shortest-double.js';
 
-/** Bytes one array element may take at most on the fast path: `-2147483648,` or a double's shortest form (≤ 24 chars) and a comma. */
+/** Bytes one array element may take at most: `-2147483648,` or a double's shortest form (≤ 24 chars) and a comma. */
 const MAX_NUMBER_BYTES = 26;
 /** UTF-8 needs at most 3 bytes per UTF-16 code unit. */
 const MAX_BYTES_PER_CHAR = 3;
@@ -153,11 +154,7 @@ function writeBytes(values: Uint8Array, out: ByteSink): void {
   close(buf, open, at, n, out);
 }
 
-/**
- * Logprobs: runs of 0 (observations) between runs of the generated tokens' values. Values that are
- * not integers are printed by JSON.stringify a run at a time: V8 then writes each number's shortest
- * form into one string instead of making a string per number (a third less time, far less garbage).
- */
+/** Logprobs: runs of 0 (observations) between runs of the generated tokens' values. */
 function writeFloat64s(values: Float64Array, out: ByteSink): void {
   const n = values.length;
   const buf = bytesOf(out, n);
@@ -172,32 +169,18 @@ function writeFloat64s(values: Float64Array, out: ByteSink): void {
       i = end;
       continue;
     }
-    if ((v | 0) === v || !Number.isFinite(v)) {
-      buf[at++] = COMMA;
-      at = writeDouble(v, buf, at);
-      i++;
-      continue;
-    }
-    let end = i + 1;
-    while (end < n && isDecimal(values[end]!)) end++;
-    const run = new Array<number>(end - i);
-    for (let k = i; k < end; k++) run[k - i] = values[k]!;
-    const text = JSON.stringify(run); // "[a,b,…]": its bracket becomes the comma before a
-    at += out.buffer.write(text, at, text.length - 1, 'latin1');
-    buf[at - text.length + 1] = COMMA;
-    i = end;
+    buf[at++] = COMMA;
+    at = writeDouble(v, buf, at);
+    i++;
   }
   close(buf, open, at, n, out);
-}
-
-/** A finite number outside int32 (fractions, mostly): printed by JSON.stringify. */
-function isDecimal(v: number): boolean {
-  return (v | 0) !== v && Number.isFinite(v);
 }
 
 /** Any number as JSON writes it: integers digit by digit, others in their shortest round-trip form; non-finite ones are null. */
 function writeDouble(v: number, buf: Uint8Array, at: number): number {
   if ((v | 0) === v) return writeInt(v, buf, at);
+  const end = writeShortestDouble(v, buf, at);
+  if (end >= 0) return end;
   const text = Number.isFinite(v) ? String(v) : 'null';
   for (let k = 0; k < text.length; k++) buf[at++] = text.charCodeAt(k);
   return at;
