@@ -155,12 +155,14 @@ export async function recordingCost(dir, StoreClass = Store) {
 async function child(kind, dir, runId) {
   let peak = process.memoryUsage.rss();
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  // Neither replacing an earlier export's file nor the kernel writing back earlier runs' output is this export's cost.
+  if (kind !== 'scan') rmSync(path.join(dir, `${runId}.${kind}`), { force: true });
+  spawnSync('sync');
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   let result;
   if (kind === 'scan') result = await rawScan(path.join(dir, 'openforge.db'), runId);
   else {
-    rmSync(path.join(dir, `${runId}.${kind}`), { force: true }); // replacing an earlier export's file is not the export's cost
     let calls = 0;
     const workers = values.workers === undefined ? undefined : Number(values.workers);
     const report = await exportRun(dir, { format: 'verl', runId, out: path.join(dir, `${runId}.${kind}`), workers, onRollout: (n) => (calls += n) });

@@ -5,6 +5,7 @@
  * encoding cost about three times as much). Everything else goes through JSON.stringify, so the
  * bytes are exactly those of `JSON.stringify(row)` with typed arrays as plain arrays.
  */
+import { digitTarget, writeUint, writeUpTo4Digits, type DigitTarget } from './decimal-digits.js';
 import { writeShortestDouble } from './shortest-double.js';
 
 /** Bytes one array element may take at most: `-2147483648,` or a double's shortest form (≤ 24 chars) and a comma. */
@@ -64,8 +65,6 @@ const ZEROS = new Uint8Array(Buffer.from(',0'.repeat(RUN_TEMPLATE_ELEMENTS), 'la
 const ONES = new Uint8Array(Buffer.from(',1'.repeat(RUN_TEMPLATE_ELEMENTS), 'latin1'));
 /** Shorter runs are written byte by byte: copying has a fixed cost. */
 const MIN_COPIED_RUN = 24;
-/** "00" … "99" */
-const DIGIT_PAIRS = new Uint8Array(Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1'));
 
 function isNumberArray(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
@@ -79,10 +78,10 @@ function isNumberArray(value: unknown): boolean {
  * Each takes one array type only, so that the element reads in its loop stay monomorphic.
  */
 
-/** A plain Uint8Array view of the sink's buffer: element stores into it are cheaper than into the Buffer subclass. */
-function bytesOf(out: ByteSink, elements: number): Uint8Array {
+/** Room for `elements` numbers, and views of the sink's buffer: stores into a plain Uint8Array are cheaper than into the Buffer subclass. */
+function targetOf(out: ByteSink, elements: number): DigitTarget {
   out.reserve(2 + elements * MAX_NUMBER_BYTES);
-  return new Uint8Array(out.buffer.buffer, out.buffer.byteOffset, out.buffer.length);
+  return digitTarget(out.buffer);
 }
 
 function close(buf: Uint8Array, open: number, at: number, n: number, out: ByteSink): void {
@@ -122,12 +121,12 @@ function writeRun(value: number, count: number, buf: Uint8Array, at: number): nu
 
 function writeInt32s(values: Int32Array, out: ByteSink): void {
   const n = values.length;
-  const buf = bytesOf(out, n);
+  const { bytes: buf, data } = targetOf(out, n);
   const open = out.used;
   let at = open;
   for (let i = 0; i < n; i++) {
     buf[at++] = COMMA;
-    at = writeInt(values[i]!, buf, at);
+    at = writeInt(values[i]!, buf, data, at);
   }
   close(buf, open, at, n, out);
 }
@@ -135,7 +134,7 @@ function writeInt32s(values: Int32Array, out: ByteSink): void {
 /** Bytes are mostly masks: runs of 0 and 1. */
 function writeBytes(values: Uint8Array, out: ByteSink): void {
   const n = values.length;
-  const buf = bytesOf(out, n);
+  const buf = targetOf(out, n).bytes;
   const open = out.used;
   let at = open;
   let i = 0;
@@ -148,7 +147,7 @@ function writeBytes(values: Uint8Array, out: ByteSink): void {
       continue;
     }
     buf[at++] = COMMA;
-    at = writeInt(v, buf, at);
+    at = writeUpTo4Digits(v, buf, at);
     i++;
   }
   close(buf, open, at, n, out);
@@ -157,7 +156,7 @@ function writeBytes(values: Uint8Array, out: ByteSink): void {
 /** Logprobs: runs of 0 (observations) between runs of the generated tokens' values. */
 function writeFloat64s(values: Float64Array, out: ByteSink): void {
   const n = values.length;
-  const buf = bytesOf(out, n);
+  const { bytes: buf, data } = targetOf(out, n);
   const open = out.used;
   let at = open;
   let i = 0;
@@ -170,54 +169,27 @@ function writeFloat64s(values: Float64Array, out: ByteSink): void {
       continue;
     }
     buf[at++] = COMMA;
-    at = writeDouble(v, buf, at);
+    at = writeDouble(v, buf, data, at);
     i++;
   }
   close(buf, open, at, n, out);
 }
 
 /** Any number as JSON writes it: integers digit by digit, others in their shortest round-trip form; non-finite ones are null. */
-function writeDouble(v: number, buf: Uint8Array, at: number): number {
-  if ((v | 0) === v) return writeInt(v, buf, at);
-  const end = writeShortestDouble(v, buf, at);
+function writeDouble(v: number, buf: Uint8Array, data: DataView, at: number): number {
+  if ((v | 0) === v) return writeInt(v, buf, data, at);
+  const end = writeShortestDouble(v, buf, data, at);
   if (end >= 0) return end;
   const text = Number.isFinite(v) ? String(v) : 'null';
   for (let k = 0; k < text.length; k++) buf[at++] = text.charCodeAt(k);
   return at;
 }
 
-/** A 32-bit integer in decimal, two digits at a time. */
-function writeInt(value: number, buf: Uint8Array, at: number): number {
-  let v = value;
-  if (v < 0) {
-    if (v === -2147483648) {
-      for (const ch of '-2147483648') buf[at++] = ch.charCodeAt(0);
-      return at;
-    }
-    buf[at++] = MINUS;
-    v = -v;
-  }
-  if (v < 10) {
-    buf[at++] = ZERO + v;
-    return at;
-  }
-  const digits = v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-  let end = at + digits;
-  const after = end;
-  while (v >= 100) {
-    const q = (v / 100) | 0;
-    const pair = (v - q * 100) * 2;
-    buf[--end] = DIGIT_PAIRS[pair + 1]!;
-    buf[--end] = DIGIT_PAIRS[pair]!;
-    v = q;
-  }
-  if (v >= 10) {
-    buf[--end] = DIGIT_PAIRS[v * 2 + 1]!;
-    buf[--end] = DIGIT_PAIRS[v * 2]!;
-  } else {
-    buf[--end] = ZERO + v;
-  }
-  return after;
+/** A 32-bit integer in decimal. */
+function writeInt(value: number, buf: Uint8Array, data: DataView, at: number): number {
+  if (value >= 0) return writeUint(value, buf, data, at);
+  buf[at++] = MINUS;
+  return writeUint(-value, buf, data, at);
 }
 
 function writeText(text: string, out: ByteSink): void {

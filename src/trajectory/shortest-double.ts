@@ -17,6 +17,8 @@
  *   The unit test checks millions of values of several distributions against String().
  */
 
+import { write4Digits } from './decimal-digits.js';
+
 const POW10 = new Float64Array(Array.from({ length: 23 }, (_, i) => Number(`1e${i}`)));
 /** Veltkamp's splitter for 53-bit doubles: 2^27 + 1. */
 const SPLITTER = 134217729;
@@ -29,8 +31,6 @@ const LOG10_2 = 0.3010299956639812;
 /** Far above the computations' rounding errors (< 2^-50), far below the distances they decide. */
 const MARGIN = 1e-9;
 const NONE = 1e9;
-/** "00" … "99" */
-const DIGIT_PAIRS = new Uint8Array(Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1'));
 const ZERO = 0x30;
 
 const bits = new Float64Array(1);
@@ -41,9 +41,10 @@ export const SHORTEST_DOUBLE_MAX_BYTES = 25;
 
 /**
  * Writes `String(x)` into buf at `at` and returns the end, or returns -1 without a defined effect on
- * buf when x is outside the fast path (the caller then writes String(x) itself).
+ * buf when x is outside the fast path (the caller then writes String(x) itself). `data` views the
+ * same bytes as buf.
  */
-export function writeShortestDouble(x: number, buf: Uint8Array, at: number): number {
+export function writeShortestDouble(x: number, buf: Uint8Array, data: DataView, at: number): number {
   const a = x < 0 ? -x : x;
   if (!(a >= 1e-6 && a < 1e15)) return -1; // also NaN; below 1e-6 String() switches to exponent notation
   bits[0] = a;
@@ -127,12 +128,12 @@ export function writeShortestDouble(x: number, buf: Uint8Array, at: number): num
   // The digits go after room for "0." and leading zeros, or for the point.
   const start = at + (n <= 0 ? 2 - n : 1);
   let end = start + digits;
-  put8(tail | 0, buf, end);
+  put8(tail | 0, data, end);
   if (digits === 17) {
     const first = (head / 1e8) | 0;
     buf[start] = ZERO + first;
-    put8((head - first * 1e8) | 0, buf, end - 8);
-  } else put8(head | 0, buf, end - 8);
+    put8((head - first * 1e8) | 0, data, end - 8);
+  } else put8(head | 0, data, end - 8);
   while (buf[end - 1] === ZERO) end--;
   if (n <= 0) {
     buf[at] = ZERO;
@@ -147,19 +148,8 @@ export function writeShortestDouble(x: number, buf: Uint8Array, at: number): num
 }
 
 /** The 8 digits of v < 1e8, zero-padded, ending before `end`. */
-function put8(v: number, buf: Uint8Array, end: number): void {
+function put8(v: number, data: DataView, end: number): void {
   const high = (v / 10000) | 0;
-  const low = v - high * 10000;
-  const a = ((high / 100) | 0) * 2;
-  const b = (high - (a >> 1) * 100) * 2;
-  const c = ((low / 100) | 0) * 2;
-  const d = (low - (c >> 1) * 100) * 2;
-  buf[end - 8] = DIGIT_PAIRS[a]!;
-  buf[end - 7] = DIGIT_PAIRS[a + 1]!;
-  buf[end - 6] = DIGIT_PAIRS[b]!;
-  buf[end - 5] = DIGIT_PAIRS[b + 1]!;
-  buf[end - 4] = DIGIT_PAIRS[c]!;
-  buf[end - 3] = DIGIT_PAIRS[c + 1]!;
-  buf[end - 2] = DIGIT_PAIRS[d]!;
-  buf[end - 1] = DIGIT_PAIRS[d + 1]!;
+  write4Digits(high, data, end - 8);
+  write4Digits(v - high * 10000, data, end - 4);
 }

@@ -22,7 +22,7 @@ export function exportCommand(): Command {
     .option('--min-reward <x>', 'leave out rollouts whose reward is below x', parseReward)
     .option('--allow-running', 'export what is recorded so far while the run is still going')
     .option('--skip-bad', 'leave out rollouts with unreadable call rows (counted) instead of failing')
-    .option('--workers <n>', 'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls)', parseWorkers)
+    .option('--workers <n>', 'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)', parseWorkers)
     .action(async (dir: string, opts: ExportCliOptions) => {
       const report = await exportRun(dir, {
         format: opts.format,
