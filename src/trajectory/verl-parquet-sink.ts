@@ -1,5 +1,6 @@
 import { fileWriter, ParquetWriter } from 'hyparquet-writer';
 import { AtomicFile } from './atomic-file.js';
+import { writeRowGroup } from './parquet-row-group.js';
 import type { TrajectorySample } from './types.js';
 
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
@@ -43,6 +44,9 @@ function schemaOf(name: string, kind: ColumnKind, repetition_type: 'REQUIRED' | 
       return [{ name, type: 'BYTE_ARRAY', converted_type: 'JSON', repetition_type }];
   }
 }
+
+/** The top-level columns, in the file's order. */
+export const VERL_PARQUET_COLUMNS: readonly (keyof TrajectorySample)[] = COLUMNS.map(([name]) => name);
 
 export const VERL_PARQUET_SCHEMA: SchemaElement[] = [
   { name: 'root', num_children: COLUMNS.length },
@@ -99,8 +103,6 @@ export class VerlParquetSink {
     const rows = this.buffered;
     this.buffered = [];
     this.bufferedTokens = 0;
-    // the writer takes token sequences as plain arrays
-    const columnData = COLUMNS.map(([name]) => ({ name, data: rows.map((row) => (ArrayBuffer.isView(row[name]) ? Array.from(row[name] as ArrayLike<number>) : row[name])) }));
-    await this.writer.write({ columnData, rowGroupSize: rows.length });
+    await writeRowGroup(this.writer, VERL_PARQUET_COLUMNS.map((name) => ({ name, data: rows.map((row) => row[name]) })), rows.length);
   }
 }
