@@ -29,6 +29,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const SELF = fileURLToPath(import.meta.url);
+/** Calls each server answers before it is measured, per level (paced calls last ~0.25 s each). */
+const WARMUP_CALLS = 3000;
+const WARMUP_CALLS_PACED = 1000;
 const ANSWER = 'Sure. I will list the files first, then read the config and fix the failing test before I run it again.';
 
 const { values } = parseArgs({
@@ -298,9 +301,11 @@ async function runMode(mode, { simUrl, speed, dir, levels, scale, targets }) {
     const run = (target, text, count, warmup) =>
       loadgen.ask({ type: 'run', target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup });
     // Warm every target up, then interleave short rounds in a rotating order, so that a burst of
-    // load from elsewhere on the machine hits every target alike instead of one of them.
+    // load from elsewhere on the machine hits every target alike instead of one of them. The warm-up is
+    // long enough for V8 to have optimised the servers' hot paths (a proxy serves for hours): with a
+    // few hundred calls, CPU per call still counted baseline-tier code and compilation.
     for (const target of targets) {
-      await run(target, bodyFor[target].whole, 0, Math.min(requests, (paced ? 0 : 200) + concurrency));
+      await run(target, bodyFor[target].whole, 0, Math.round((paced ? WARMUP_CALLS_PACED : WARMUP_CALLS) * scale) + concurrency);
       if (streams > 0) await run(target, bodyFor[target].stream, 0, concurrency);
       await drain(target);
     }
