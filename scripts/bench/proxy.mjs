@@ -10,14 +10,20 @@
 // a CPU of its own and the sim + load generator the other, as when the upstream is a GPU host.
 // Targets run in interleaved rounds, and the 1-minute load average is printed: other work on the
 // machine skews every number.
-// Two upstream speeds: `instant` — non-streamed answers come at once, so the sim's and the servers'
+// Three upstreams: `instant` — non-streamed answers come at once, so the sim's and the servers'
 // CPU is all that limits a run (a stress test of the proxy's CPU per call); `paced` — non-streamed
 // answers take as long as streaming their tokens would (--pace-token-ms per token), as a model
-// server's do, which is what a harness sees in production. Every target asks the upstream for the
+// server's do, and each client runs a tool between its calls (--tool-ms on average, exponentially
+// distributed, the same seeded sequence for every target), as a harness does: what the proxy sees in
+// production; `lockstep` — paced, with no tool time: the 64 calls started together also finish
+// together, forever, so each wave of 64 reaches the proxy at once and queues behind 64 × its CPU per
+// call (a worst case no real run keeps up). Latency is the model call's alone, never the tool time.
+// Every target asks the upstream for the
 // same work: the direct and pass-through requests carry the token-capture fields the proxy adds
 // (logprobs, return_token_ids, usage in streams), so the upstream answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
-//                                [--upstreams instant,paced] [--pace-token-ms 5]
+//                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100]
+//                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink] [--skip-memory]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -42,8 +48,10 @@ const { values } = parseArgs({
     sink: { type: 'string', default: 'store' },
     levels: { type: 'string', default: '1,64,256' },
     'token-delay-ms': { type: 'string', default: '20' },
-    upstreams: { type: 'string', default: 'instant,paced' },
+    upstreams: { type: 'string', default: 'instant,paced,lockstep' },
     'pace-token-ms': { type: 'string', default: '5' },
+    'tool-ms': { type: 'string', default: '100' },
+    'record-linger-ms': { type: 'string', default: '' },
     streams: { type: 'string', default: '1000' },
     quick: { type: 'boolean', default: false },
     targets: { type: 'string', default: 'direct,passthrough,proxy,proxy-nosink' },
@@ -56,9 +64,10 @@ const { values } = parseArgs({
 
 async function proxyRole() {
   const { startProxy } = await import('../../dist/proxy/server.js');
-  const { Store } = await import('../../dist/store/store.js');
+  const { RECORD_LINGER_MS, Store } = await import('../../dist/store/store.js');
   // `--sink none` (diagnostics only): the same proxy recording into a sink that drops every call
-  const store = values.sink === 'none' ? nullStore() : await Store.open(values.db);
+  const recordLingerMs = values['record-linger-ms'] ? Number(values['record-linger-ms']) : RECORD_LINGER_MS;
+  const store = values.sink === 'none' ? nullStore() : await Store.open(values.db, { recordLingerMs });
   const sessions = new Map();
   for (let i = 0; i < 256; i++) {
     const session = { rolloutId: `bench-${i}`, runId: 'bench', taskId: 'bench-task', secret: `bench-secret-${i}` };
@@ -169,18 +178,34 @@ function loadgenRole() {
   process.send({ type: 'ready' });
 }
 
-/** `concurrency` workers, each sending its next request when the last one finished. */
+/**
+ * `concurrency` workers, each sending its next request when the last one finished, after a tool
+ * run of `job.toolMs` on average (exponential; worker w draws the same sequence in every run).
+ */
 async function closedLoop(job, agent, total) {
   const samples = [];
   let issued = 0;
   const worker = async (w) => {
+    const random = seededRandom(w + 1);
     while (issued < total) {
       issued++;
+      if (job.toolMs > 0) await new Promise((resolve) => setTimeout(resolve, -Math.log(1 - random()) * job.toolMs));
       samples.push(await once(job.urls[w % job.urls.length], job.headers, job.body, agent));
     }
   };
   await Promise.all(Array.from({ length: job.concurrency }, (_, w) => worker(w)));
   return samples;
+}
+
+/** mulberry32: a small seeded PRNG in [0, 1). */
+function seededRandom(seed) {
+  let state = seed | 0;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
 }
 
 /** One request: total latency, first body byte, first content token (streams). */
@@ -250,6 +275,7 @@ function pinSelf(cpus) {
 }
 
 const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink'];
+const UPSTREAMS = ['instant', 'paced', 'lockstep'];
 const ROUNDS = 3;
 
 /**
@@ -257,13 +283,14 @@ const ROUNDS = 3;
  * generator share CPU 0, the proxy or pass-through gets CPU 1 — as when the upstream is on a
  * GPU host of its own; unpinned, all of them share both CPUs.
  */
-async function runMode(mode, { simUrl, speed, dir, levels, scale, targets }) {
-  const paced = speed === 'paced';
+async function runMode(mode, { simUrl, speed, dir, levels, scale, targets, toolMs: meanToolMs }) {
+  const paced = speed !== 'instant';
+  const toolMs = speed === 'paced' ? meanToolMs : 0;
   const pinned = mode === 'pinned';
   if (pinned && !pinSelf('0')) throw new Error('taskset failed: cannot run the pinned mode');
   const hop = pinned ? 1 : undefined;
   const procs = {
-    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`)], hop),
+    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms']], hop),
     'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none'], hop),
     passthrough: child('passthrough', ['--upstream', simUrl], hop),
   };
@@ -299,7 +326,7 @@ async function runMode(mode, { simUrl, speed, dir, levels, scale, targets }) {
     const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale);
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0 }]));
     const run = (target, text, count, warmup) =>
-      loadgen.ask({ type: 'run', target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup });
+      loadgen.ask({ type: 'run', target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
     // Warm every target up, then interleave short rounds in a rotating order, so that a burst of
     // load from elsewhere on the machine hits every target alike instead of one of them. The warm-up is
     // long enough for V8 to have optimised the servers' hot paths (a proxy serves for hours): with a
@@ -387,24 +414,27 @@ async function main() {
   const modes = values.modes.split(',').filter((m) => m !== 'pinned' || canPin);
   const policy = { name: 'bench', respond: () => ({ content: ANSWER, toolCalls: [] }) };
   const speeds = values.upstreams.split(',');
-  for (const s of speeds) if (!['instant', 'paced'].includes(s)) throw new Error(`unknown upstream speed ${s}: use instant, paced`);
+  for (const s of speeds) if (!UPSTREAMS.includes(s)) throw new Error(`unknown upstream ${s}: use ${UPSTREAMS.join(', ')}`);
+  const paceTokenMs = Number(values['pace-token-ms']);
+  const toolMs = Number(values['tool-ms']);
   const sims = {
     instant: await startSimServer({ policy, tokenDelayMs }),
-    paced: await startSimServer({ policy, tokenDelayMs: Number(values['pace-token-ms']), paceWholeAnswers: true }),
+    paced: await startSimServer({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
+    lockstep: await startSimServer({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
   };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'of-bench-proxy-'));
   const results = [];
   for (const mode of modes) {
     for (const speed of speeds) {
       // a paced call lasts ~0.25 s: at low concurrency nothing queues, so `instant` says all there is
-      const speedLevels = speed === 'paced' ? levels.filter((c) => c >= 16) : levels;
-      if (speedLevels.length) results.push(await runMode(mode, { simUrl: sims[speed].url, speed, dir, levels: speedLevels, scale, targets }));
+      const speedLevels = speed !== 'instant' ? levels.filter((c) => c >= 16) : levels;
+      if (speedLevels.length) results.push(await runMode(mode, { simUrl: sims[speed].url, speed, dir, levels: speedLevels, scale, targets, toolMs }));
     }
   }
   await Promise.all(Object.values(sims).map((sim) => sim.close()));
   const memory = values['skip-memory'] ? null : await measureStreamsMemory({ policy, dir, count: Number(values.streams) });
   rmSync(dir, { recursive: true, force: true });
-  report(results, memory, { tokenDelayMs, paceTokenMs: Number(values['pace-token-ms']), targets, loadAtStart });
+  report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, loadAtStart });
 }
 
 /** A mid-sized agent turn: system prompt, one tool, a short history (~4 KB). */
@@ -424,15 +454,19 @@ function requestBody(stream) {
   };
 }
 
-function report(results, memory, { tokenDelayMs, paceTokenMs, targets, loadAtStart }) {
+function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, loadAtStart }) {
   const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; loopback; ${ROUNDS} interleaved rounds per target`);
   console.log('targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)');
-  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, modes: [] };
+  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, toolMs, modes: [] };
   for (const { mode, speed, rows, recorded } of results) {
-    const upstream = speed === 'paced' ? 'paced upstream (answers take as long as generating them)' : 'instant upstream (CPU stress)';
+    const upstream = {
+      instant: 'instant upstream (CPU stress)',
+      paced: `paced upstream (answers take as long as generating them); clients run a tool for ${toolMs} ms on average between calls`,
+      lockstep: 'lockstep upstream (paced, every answer the same length: waves of calls arrive together; worst case)',
+    }[speed];
     console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
     console.log('non-streaming (ms); added = target − direct; thr = throughput / direct; cpu = server process CPU per call, all threads');
     console.log('conc  target          p50     p99   req/s  err |  +p50    +p99    thr   cpu µs');
@@ -446,9 +480,9 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, targets, loadAtSta
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
       }
     }
-    if (speed !== 'paced') console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
-    if (speed !== 'paced') console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  errors');
-    for (const row of speed === 'paced' ? [] : rows) {
+    if (speed === 'instant') console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
+    if (speed === 'instant') console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  errors');
+    for (const row of speed === 'instant' ? rows : []) {
       const d = row.stream.direct;
       for (const target of targets) {
         const r = row.stream[target];

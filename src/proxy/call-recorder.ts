@@ -30,7 +30,11 @@ export class CallRecorder {
   }
 
   async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all(this.pending);
+    while (this.pending.size > 0) {
+      await null; // `record` hands calls to the sink a microtask later: let those just recorded arrive first
+      void this.sink.flush?.().catch(() => undefined);
+      await Promise.all(this.pending);
+    }
   }
 
   /** Like `flush`, giving up after `timeoutMs`; true when every record was written. */

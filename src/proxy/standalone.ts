@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadTasks, type Task } from '../config/task.js';
 import { formatSimSpec, parseSimSpec } from '../model/policies/sim-spec.js';
 import { startSimServer } from '../model/server.js';
-import { Store } from '../store/store.js';
+import { RECORD_LINGER_MS, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { startProxy } from './server.js';
 import { StandaloneSessions } from './standalone-sessions.js';
@@ -57,7 +57,7 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
   };
   try {
     const upstreams = await resolveUpstreams(options, cleanups);
-    const store = await Store.open(options.dbFile);
+    const store = await Store.open(options.dbFile, { recordLingerMs: RECORD_LINGER_MS });
     cleanups.push(() => store.close());
     const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
     const runId = `proxy-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;

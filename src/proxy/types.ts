@@ -14,6 +14,8 @@ export interface SessionFactory {
 /** Where finished calls go; the orchestrator passes the SQLite store. */
 export interface CallSink {
   record(call: RecordedCall): Promise<void>;
+  /** Writes what is held back for batching now (see the store's `recordLingerMs`). */
+  flush?(): Promise<void>;
 }
 
 export type UpstreamKind = 'vllm' | 'sglang' | 'openai-compatible';

@@ -230,6 +230,8 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     };
     writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify(record, null, 2));
     if (error) writeFileSync(path.join(artifacts, 'exception.txt'), `${error.type}: ${error.message}\n`);
+    // whoever sees the rollout ended (the rollout service's samples, a resumed run) sees all its calls
+    await store.flush();
     await store.updateRollout(slot.rolloutId, {
       status: reward ? 'finished' : 'error',
       reward: reward?.value ?? null,

@@ -10,7 +10,7 @@ import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
-import { STORE_FILE, Store, type RolloutParent } from '../store/store.js';
+import { RECORD_LINGER_MS, STORE_FILE, Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
@@ -66,7 +66,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
 
   mkdirSync(loaded.outputDir, { recursive: true });
   const releaseLock = acquireRunLock(loaded.outputDir);
-  const store = await Store.open(path.join(loaded.outputDir, STORE_FILE));
+  const store = await Store.open(path.join(loaded.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS });
   const cleanups: (() => Promise<unknown>)[] = [];
   const signal = options.signal ?? new AbortController().signal;
   try {

@@ -12,7 +12,7 @@ import { TaskImages } from '../rollout/task-images.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { RunNetwork } from '../sandbox/types.js';
-import { STORE_FILE, Store } from '../store/store.js';
+import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import type { RolloutRequest, RolloutState, RolloutView } from './types.js';
 
@@ -72,7 +72,7 @@ export class RolloutService {
     await backend.check();
     await backend.reap();
     mkdirSync(opts.outputDir, { recursive: true });
-    const store = await Store.open(path.join(opts.outputDir, STORE_FILE));
+    const store = await Store.open(path.join(opts.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS });
     const runId = `svc-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
     await store.createRun(runId, { service: true, config: opts.base });
     const network = await backend.prepareNetwork(runId, opts.base.network);

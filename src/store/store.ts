@@ -120,6 +120,22 @@ function callParams(c: RecordedCall, request: string, delta: PromptDelta | undef
   ];
 }
 
+export interface StoreOptions {
+  /**
+   * How long a recorded call may wait for others to share its INSERT when the writer is idle (see
+   * `WriteBatcher`); 0 writes it in the next turn of the event loop. A recording proxy passes
+   * `RECORD_LINGER_MS`; `flush` and `close` never wait for it.
+   */
+  recordLingerMs?: number;
+}
+
+/**
+ * The linger a recording proxy's store uses. At an agent loop's pace (a few calls per second per
+ * rollout) calls rarely finish in the same event-loop turn, so without it every call was its own
+ * transaction, and recording cost 270 µs of CPU per call instead of 45 µs.
+ */
+export const RECORD_LINGER_MS = 50;
+
 /** The store's file name in a run's output folder. */
 export const STORE_FILE = 'openforge.db';
 
@@ -127,11 +143,17 @@ export const STORE_FILE = 'openforge.db';
 export class Store {
   private readonly promptDeltas = new PromptDeltaWriter();
   private readonly requestDeltas = new RequestDeltaWriter();
-  private readonly writes = new WriteBatcher<RecordedCall>((calls) => this.writeCalls(calls), MAX_CALLS_PER_INSERT);
+  private readonly writes: WriteBatcher<RecordedCall>;
 
-  private constructor(private readonly db: SqliteDb, readonly file: string) {}
+  private constructor(
+    private readonly db: SqliteDb,
+    readonly file: string,
+    options: StoreOptions,
+  ) {
+    this.writes = new WriteBatcher<RecordedCall>((calls) => this.writeCalls(calls), MAX_CALLS_PER_INSERT, options.recordLingerMs ?? 0);
+  }
 
-  static async open(file: string): Promise<Store> {
+  static async open(file: string, options: StoreOptions = {}): Promise<Store> {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const db = await SqliteDb.open(file);
     // 16 KiB pages (set while the file is empty; a no-op for an existing store): a call row of a long
@@ -142,7 +164,7 @@ export class Store {
     for (let v = version; v < MIGRATIONS.length; v++) {
       await db.exec(`BEGIN; ${MIGRATIONS[v]}; PRAGMA user_version = ${v + 1}; COMMIT;`);
     }
-    return new Store(db, file);
+    return new Store(db, file, options);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { startSimServer } from '../../../src/model/server.js';
 import { startProxy } from '../../../src/proxy/server.js';
 import { SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
+import { WriteBatcher } from '../../../src/store/write-batcher.js';
 import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
 
 /** Call `seq` of a conversation whose prompt grows by 40 tokens a turn (long enough to be stored as a delta). */
@@ -89,5 +90,64 @@ describe('batched call writes', () => {
     expect(rows).toHaveLength(40);
     expect(new Set(rows.map((r) => r.request))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => body(i))));
     expect(JSON.parse(rows[0]!.response)).toMatchObject({ object: 'chat.completion' });
+  });
+
+  it('with a linger, gathers calls recorded apart into one write; a flush or a full batch writes at once', async () => {
+    const batches: number[][] = [];
+    const batcher = new WriteBatcher<number>(async (items) => {
+      batches.push(items);
+      return items.map(() => undefined);
+    }, 4, 60_000);
+    const first = [batcher.add(1)];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    first.push(batcher.add(2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(batches).toEqual([]); // still lingering, 40 ms apart
+    const started = Date.now();
+    await batcher.flushed();
+    await Promise.all(first);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(batches).toEqual([[1, 2]]);
+    // a full batch does not wait
+    await Promise.all([3, 4, 5, 6].map((n) => batcher.add(n)));
+    expect(batches).toEqual([[1, 2], [3, 4, 5, 6]]);
+  });
+
+  it('a flush waits for the calls recorded before it, not for those that keep coming', async () => {
+    const batcher = new WriteBatcher<number>(async (items) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return items.map(() => undefined);
+    }, 2);
+    const written = new Set<number>();
+    let n = 0;
+    const feeding = setInterval(() => {
+      const id = n++;
+      void batcher.add(id).then(() => written.add(id));
+    }, 1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const before = n;
+    await batcher.flushed();
+    clearInterval(feeding);
+    for (let id = 0; id < before; id++) expect(written.has(id)).toBe(true);
+    await batcher.flushed();
+  });
+
+  it("a proxy recording into a lingering store answers at once, and its calls are stored by the proxy's close", async () => {
+    const sim = await startSimServer({ policy: { name: 'ok', respond: () => ({ content: 'ok', toolCalls: [] }) } });
+    const file = tempDb();
+    const store = await Store.open(file, { recordLingerMs: 60_000 });
+    const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
+    const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
+    const call = () =>
+      fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"policy","messages":[{"role":"user","content":"hi"}]}' });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200);
+    expect((await store.countCalls(['p'])).get('p') ?? 0).toBe(0); // both still lingering
+    const started = Date.now();
+    await proxy.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await store.countCalls(['p'])).get('p')).toBe(2);
+    await store.close();
+    await sim.close();
   });
 });
