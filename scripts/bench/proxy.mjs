@@ -321,8 +321,9 @@ async function runMode(mode, { simUrl, speed, dir, levels, scale, targets, toolM
   };
   const rows = [];
   for (const concurrency of levels) {
-    // paced calls last ~0.25 s each: fewer of them; streams are paced in both speeds, measured once
-    const requests = Math.round((paced ? Math.max(200, concurrency * 10) : Math.max(1_000, concurrency * 16)) * scale);
+    // paced calls last ~0.25 s each: fewer of them, though enough (30 per client) that a p99 is not one
+    // unlucky call; streams are paced in both speeds, measured once
+    const requests = Math.round((paced ? Math.max(600, concurrency * 30) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale);
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0 }]));
     const run = (target, text, count, warmup) =>
