@@ -131,8 +131,8 @@ export interface StoreOptions {
 
 /**
  * The linger a recording proxy's store uses. At an agent loop's pace (a few calls per second per
- * rollout) calls rarely finish in the same event-loop turn, so without it every call was its own
- * transaction, and recording cost 270 µs of CPU per call instead of 45 µs.
+ * rollout) calls rarely finish in the same event-loop turn, so without it nearly every call was its
+ * own transaction: 5 679 transactions for 6 000 calls in a paced bench run, 677 with it.
  */
 export const RECORD_LINGER_MS = 50;
 
