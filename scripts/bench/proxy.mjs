@@ -67,6 +67,7 @@ async function proxyRole() {
   const { RECORD_LINGER_MS, Store } = await import('../../dist/store/store.js');
   // `--sink none` (diagnostics only): the same proxy recording into a sink that drops every call
   const recordLingerMs = values['record-linger-ms'] ? Number(values['record-linger-ms']) : RECORD_LINGER_MS;
+  if (!(recordLingerMs >= 0)) throw new Error(`--record-linger-ms ${values['record-linger-ms']}: use a number of milliseconds, 0 or more`);
   const store = values.sink === 'none' ? nullStore() : await Store.open(values.db, { recordLingerMs });
   const sessions = new Map();
   for (let i = 0; i < 256; i++) {
@@ -418,6 +419,7 @@ async function main() {
   for (const s of speeds) if (!UPSTREAMS.includes(s)) throw new Error(`unknown upstream ${s}: use ${UPSTREAMS.join(', ')}`);
   const paceTokenMs = Number(values['pace-token-ms']);
   const toolMs = Number(values['tool-ms']);
+  if (!(toolMs >= 0)) throw new Error(`--tool-ms ${values['tool-ms']}: use a number of milliseconds, 0 or more`);
   const sims = {
     instant: await startSimServer({ policy, tokenDelayMs }),
     paced: await startSimServer({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
