@@ -161,6 +161,16 @@ describe('the inspector on a finished run', () => {
     expect(forked[0]!.completionTokenIds).toEqual(original[0]!.completionTokenIds); // call 1 replayed as recorded
     await page.close();
   }, 300_000);
+
+  it('opened on a rollout that is not stored yet (openforge debug prints its link early), shows it once it is', async () => {
+    const page = await browser.newPage();
+    const id = `${runId}.late-task.0.1`;
+    await page.goto(`${inspector.url}#/rollout/${encodeURIComponent(id)}`);
+    await expect.poll(() => page.getByTestId('error').textContent()).toContain(`no rollout ${id}`);
+    await folder.store.addRollout({ id, runId, taskId: 'late-task', sampleIndex: 0, attempt: 1, harness: 'forge-agent' });
+    await expect.poll(() => page.getByTestId('rollout-status').textContent(), { timeout: 10_000 }).toBe('pending');
+    await page.close();
+  });
 });
 
 describe('openforge debug, shell and the live view', () => {

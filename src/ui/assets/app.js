@@ -20,7 +20,7 @@ function h(tag, attrs = {}, ...children) {
 async function api(path, init) {
   const res = await fetch(path, init);
   const body = await res.json().catch(() => ({ error: { message: `HTTP ${res.status}` } }));
-  if (!res.ok) throw new Error(body.error?.message ?? `HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(body.error?.message ?? `HTTP ${res.status}`), { status: res.status });
   return body;
 }
 
@@ -91,7 +91,16 @@ async function showRun(token, runId) {
 const rolloutState = { id: null, seq: null };
 
 async function showRollout(token, rolloutId, seq) {
-  const view = await api(`/api/rollouts/${enc(rolloutId)}`);
+  let view;
+  try {
+    view = await api(`/api/rollouts/${enc(rolloutId)}`);
+  } catch (err) {
+    if (err.status !== 404) throw err;
+    // `openforge debug` prints a rollout's link before the rollout is stored: wait for it to appear
+    app.replaceChildren(h('p', { class: 'error', 'data-testid': 'error' }, `${err.message} — looking again every second, in case its run is still starting`));
+    schedule(token, () => showRollout(token, rolloutId, seq), true);
+    return;
+  }
   const { rollout, run } = view;
   where.textContent = `${run.id} / ${rollout.taskId}`;
   const firstRender = rolloutState.id !== rolloutId || !document.getElementById('timeline');
