@@ -18,9 +18,9 @@
 // production; `lockstep` — paced, with no tool time: the 64 calls started together also finish
 // together, forever, so each wave of 64 reaches the proxy at once and queues behind 64 × its CPU per
 // call (a worst case no real run keeps up). Latency is the model call's alone, never the tool time.
-// Every target asks the upstream for the
-// same work: the direct and pass-through requests carry the token-capture fields the proxy adds
-// (logprobs, return_token_ids, usage in streams), so the upstream answers all of them alike.
+// Every target asks the upstream for the same work: the direct and pass-through requests carry the
+// token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
+// answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)]
