@@ -33,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { seededRandom } from '../../dist/util/seeded-random.js';
 
 const SELF = fileURLToPath(import.meta.url);
 /** Calls each server answers before it is measured, per level (paced calls last ~0.25 s each). */
@@ -196,17 +197,6 @@ async function closedLoop(job, agent, total) {
   };
   await Promise.all(Array.from({ length: job.concurrency }, (_, w) => worker(w)));
   return samples;
-}
-
-/** mulberry32: a small seeded PRNG in [0, 1). */
-function seededRandom(seed) {
-  let state = seed | 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 /** One request: total latency, first body byte, first content token (streams). */

@@ -12,6 +12,7 @@ import { StandaloneSessions } from '../../../src/proxy/standalone-sessions.js';
 import type { RunningProxy } from '../../../src/proxy/types.js';
 import { Store } from '../../../src/store/store.js';
 import { MemoryLogger, USER_MESSAGES } from './proxy-fixture.js';
+import { seededRandom } from '../../../src/util/seeded-random.js';
 
 /**
  * Thousands of mutated requests against every route of every registered protocol, with the sim
@@ -75,18 +76,6 @@ const SEEDS: Record<string, unknown[]> = {
     },
   ],
 };
-
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Mutator {
   constructor(private readonly random: () => number) {}
@@ -245,7 +234,7 @@ describe('fuzzing every route', () => {
   });
 
   it('never answers 5xx nor crashes, records every authenticated call once, and still serves', async () => {
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     const mutate = new Mutator(random);
     const allSeeds = Object.values(SEEDS).flat();
     const routes = PROTOCOLS.flatMap((protocol) => protocol.paths.map((path) => ({ protocol: protocol.name, path })));

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SHORTEST_DOUBLE_MAX_BYTES, writeShortestDouble } from '../../../src/trajectory/shortest-double.js';
+import { seededRandom } from '../../../src/util/seeded-random.js';
 
 const bits = new Float64Array(1);
 const words = new Uint32Array(bits.buffer);
 const single = new Float32Array(1);
-
-/** A seeded generator, so a failure names a value that reproduces. */
-function generator(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 function step(v: number, ulps: number): number {
   bits[0] = v;
@@ -32,7 +22,7 @@ function step(v: number, ulps: number): number {
   return bits[0];
 }
 
-const random = generator(20261203);
+const random = seededRandom(20261203);
 /** Value families whose printing is hard in different ways. */
 const families: Record<string, () => number> = {
   // float32 logprobs as vLLM returns them: 16 or 17 digits, exact halfway cases at 17
