@@ -18,12 +18,19 @@
 // production; `lockstep` — paced, with no tool time: the 64 calls started together also finish
 // together, forever, so each wave of 64 reaches the proxy at once and queues behind 64 × its CPU per
 // call (a worst case no real run keeps up). Latency is the model call's alone, never the tool time.
+// Added latency is measured per call: the sim times each call it serves (request headers to the
+// answer's last byte, found by an id in the user message), and a call's `hop` is its latency at the
+// client minus that time: what the path between client and sim added. `added` compares each target's
+// hop with direct's at the same percentile. Differences of end-to-end percentiles would carry the
+// sim's own jitter (its timers on a busy CPU), which swamped a p99 of a few ms.
+// `--passthrough-cpu-us N` makes the pass-through burn N µs per call (diagnostic: a forwarder as
+// busy as the proxy shows how much of the proxy's tail its CPU per call alone explains).
 // Every target asks the upstream for the same work: the direct and pass-through requests carry the
 // token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
 // answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
-//                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100]
-//                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)]
+//                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
+//                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink] [--skip-memory]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -40,6 +47,9 @@ const SELF = fileURLToPath(import.meta.url);
 const WARMUP_CALLS = 3000;
 const WARMUP_CALLS_PACED = 1000;
 const ANSWER = 'Sure. I will list the files first, then read the config and fix the failing test before I run it again.';
+/** The load generator writes each call's id into its user message, where the timed sim finds it. */
+const CALL_MARK = '{{call}}';
+const CALL_ID = /\[call ([^\]]+)\]/;
 
 const { values } = parseArgs({
   options: {
@@ -52,6 +62,8 @@ const { values } = parseArgs({
     upstreams: { type: 'string', default: 'instant,paced,lockstep' },
     'pace-token-ms': { type: 'string', default: '5' },
     'tool-ms': { type: 'string', default: '100' },
+    'paced-calls-per-client': { type: 'string', default: '60' },
+    'passthrough-cpu-us': { type: 'string', default: '0' },
     'record-linger-ms': { type: 'string', default: '' },
     streams: { type: 'string', default: '1000' },
     quick: { type: 'boolean', default: false },
@@ -108,7 +120,10 @@ function nullStore() {
 async function passthroughRole() {
   const upstream = new URL(values.upstream);
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  const extraCpuMs = Number(values['passthrough-cpu-us']) / 1000;
   const server = http.createServer({ keepAliveTimeout: 72_000, requestTimeout: 0, noDelay: true }, (req, res) => {
+    // diagnostic: a forwarder as busy per call as the proxy, to tell its CPU from anything else
+    for (const end = performance.now() + extraCpuMs; performance.now() < end; );
     const forwarded = http.request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
       (answer) => {
@@ -192,7 +207,10 @@ async function closedLoop(job, agent, total) {
     while (issued < total) {
       issued++;
       if (job.toolMs > 0) await new Promise((resolve) => setTimeout(resolve, -Math.log(1 - random()) * job.toolMs));
-      samples.push(await once(job.urls[w % job.urls.length], job.headers, job.body, agent));
+      const id = `${job.tag}.${w}.${issued}`;
+      const text = job.body.replace(CALL_MARK, id);
+      const sample = await once(job.urls[w % job.urls.length], { ...job.headers, 'content-length': Buffer.byteLength(text) }, text, agent);
+      samples.push({ ...sample, id });
     }
   };
   await Promise.all(Array.from({ length: job.concurrency }, (_, w) => worker(w)));
@@ -230,6 +248,9 @@ function summarize(samples) {
     errors: samples.filter((s) => !s.ok).length,
     p50: pct(ms, 50),
     p99: pct(ms, 99),
+    hopP50: pct(samples.map((s) => s.hop ?? null), 50),
+    hopP99: pct(samples.map((s) => s.hop ?? null), 99),
+    hopPercentiles: Object.fromEntries(HOP_PERCENTILES.map((p) => [p, pct(samples.map((s) => s.hop ?? null), p)])),
     ttfbP50: pct(samples.map((s) => s.ttfb), 50),
     ttfbP99: pct(samples.map((s) => s.ttfb), 99),
     ttftP50: pct(samples.map((s) => s.ttft), 50),
@@ -266,6 +287,7 @@ function pinSelf(cpus) {
 }
 
 const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink'];
+const HOP_PERCENTILES = [50, 90, 95, 99, 99.9];
 const UPSTREAMS = ['instant', 'paced', 'lockstep'];
 const ROUNDS = 3;
 
@@ -274,7 +296,8 @@ const ROUNDS = 3;
  * generator share CPU 0, the proxy or pass-through gets CPU 1 — as when the upstream is on a
  * GPU host of its own; unpinned, all of them share both CPUs.
  */
-async function runMode(mode, { simUrl, speed, dir, levels, scale, targets, toolMs: meanToolMs }) {
+async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: meanToolMs, pacedCallsPerClient }) {
+  const simUrl = sim.url;
   const paced = speed !== 'instant';
   const toolMs = speed === 'paced' ? meanToolMs : 0;
   const pinned = mode === 'pinned';
@@ -311,14 +334,22 @@ async function runMode(mode, { simUrl, speed, dir, levels, scale, targets, toolM
     await fetch(`${info[target].url}/control/resume`, { method: 'POST' }).catch(() => undefined);
   };
   const rows = [];
+  let runs = 0;
   for (const concurrency of levels) {
-    // paced calls last ~0.25 s each: fewer of them, though enough (30 per client) that a p99 is not one
-    // unlucky call; streams are paced in both speeds, measured once
-    const requests = Math.round((paced ? Math.max(600, concurrency * 30) : Math.max(1_000, concurrency * 16)) * scale);
+    // paced calls last ~0.25 s each: fewer of them, though enough (60 per client by default) that a p99
+    // is not a handful of unlucky calls; streams are paced in both speeds, measured once
+    const requests = Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale);
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0 }]));
-    const run = (target, text, count, warmup) =>
-      loadgen.ask({ type: 'run', target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
+    const run = async (target, text, count, warmup) => {
+      const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
+      for (const sample of result.samples) {
+        const served = sim.serviceMs.get(sample.id);
+        sample.hop = served === undefined || !sample.ok ? null : sample.ms - served;
+      }
+      sim.serviceMs.clear();
+      return result;
+    };
     // Warm every target up, then interleave short rounds in a rotating order, so that a burst of
     // load from elsewhere on the machine hits every target alike instead of one of them. The warm-up is
     // long enough for V8 to have optimised the servers' hot paths (a proxy serves for hours): with a
@@ -395,7 +426,6 @@ function headersFor(text) {
 }
 
 async function main() {
-  const { startSimServer } = await import('../../dist/model/server.js');
   const loadAtStart = os.loadavg()[0];
   const levels = values.levels.split(',').map(Number);
   const tokenDelayMs = Number(values['token-delay-ms']);
@@ -409,11 +439,14 @@ async function main() {
   for (const s of speeds) if (!UPSTREAMS.includes(s)) throw new Error(`unknown upstream ${s}: use ${UPSTREAMS.join(', ')}`);
   const paceTokenMs = Number(values['pace-token-ms']);
   const toolMs = Number(values['tool-ms']);
+  const pacedCallsPerClient = Number(values['paced-calls-per-client']);
+  if (!(pacedCallsPerClient >= 1)) throw new Error(`--paced-calls-per-client ${values['paced-calls-per-client']}: use a whole number, 1 or more`);
+  if (!(Number(values['passthrough-cpu-us']) >= 0)) throw new Error(`--passthrough-cpu-us ${values['passthrough-cpu-us']}: use a number of microseconds, 0 or more`);
   if (!(toolMs >= 0)) throw new Error(`--tool-ms ${values['tool-ms']}: use a number of milliseconds, 0 or more`);
   const sims = {
-    instant: await startSimServer({ policy, tokenDelayMs }),
-    paced: await startSimServer({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
-    lockstep: await startSimServer({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
+    instant: await startTimedSim({ policy, tokenDelayMs }),
+    paced: await startTimedSim({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
+    lockstep: await startTimedSim({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
   };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'of-bench-proxy-'));
   const results = [];
@@ -421,13 +454,36 @@ async function main() {
     for (const speed of speeds) {
       // a paced call lasts ~0.25 s: at low concurrency nothing queues, so `instant` says all there is
       const speedLevels = speed !== 'instant' ? levels.filter((c) => c >= 16) : levels;
-      if (speedLevels.length) results.push(await runMode(mode, { simUrl: sims[speed].url, speed, dir, levels: speedLevels, scale, targets, toolMs }));
+      if (speedLevels.length) results.push(await runMode(mode, { sim: sims[speed], speed, dir, levels: speedLevels, scale, targets, toolMs, pacedCallsPerClient }));
     }
   }
   await Promise.all(Object.values(sims).map((sim) => sim.close()));
   const memory = values['skip-memory'] ? null : await measureStreamsMemory({ policy, dir, count: Number(values.streams) });
   rmSync(dir, { recursive: true, force: true });
   report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, loadAtStart });
+}
+
+/**
+ * The sim, timing each call it serves from its request's headers to its answer's last byte, keyed by
+ * the call id in the user message. A call's latency minus that time is what the path between client
+ * and sim (loopback, and the pass-through or proxy) added to it. Paired per call, so the upstream's
+ * own jitter (its timers on a busy CPU) cancels out of the added latency instead of swamping its p99.
+ */
+async function startTimedSim(options) {
+  const { buildSimApp } = await import('../../dist/model/server.js');
+  const app = buildSimApp(options);
+  const serviceMs = new Map();
+  const arrivals = new WeakMap();
+  app.addHook('onRequest', async (request) => {
+    arrivals.set(request, performance.now());
+  });
+  app.addHook('onResponse', async (request) => {
+    const content = request.body?.messages?.[1]?.content;
+    const id = typeof content === 'string' ? CALL_ID.exec(content)?.[1] : undefined;
+    if (id !== undefined) serviceMs.set(id, performance.now() - arrivals.get(request));
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `http://127.0.0.1:${app.server.address().port}/v1`, serviceMs, close: () => app.close() };
 }
 
 /** A mid-sized agent turn: system prompt, one tool, a short history (~4 KB). */
@@ -440,7 +496,7 @@ function requestBody(stream) {
     tools: [{ type: 'function', function: { name: 'bash', description: 'Run a shell command', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } }],
     messages: [
       { role: 'system', content: system },
-      { role: 'user', content: 'The test in tests/test_config.py fails. Find out why and fix it.' },
+      { role: 'user', content: `The test in tests/test_config.py fails. Find out why and fix it. [call ${CALL_MARK}]` },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls -la && cat config.ini"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: 'total 12\n-rw-r--r-- 1 root root 210 config.ini\n[server]\nport = eighty\n'.repeat(8) },
     ],
@@ -461,16 +517,18 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
       lockstep: 'lockstep upstream (paced, every answer the same length: waves of calls arrive together; worst case)',
     }[speed];
     console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
-    console.log('non-streaming (ms); added = target − direct; thr = throughput / direct; cpu = server process CPU per call, all threads');
-    console.log('conc  target          p50     p99   req/s  err |  +p50    +p99    thr   cpu µs');
+    console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
+    console.log('  added = hop − direct\'s hop, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads');
+    console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs');
     const modeJson = { mode, speed, recorded, levels: [] };
     for (const row of rows) {
       const d = row.whole.direct;
       for (const target of targets) {
         const r = row.whole[target];
         if (!r) continue;
-        const vs = target === 'direct' || !d ? '' : `${f(r.p50 - d.p50).padStart(6)}  ${f(r.p99 - d.p99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
-        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
+        const vs = target === 'direct' || !d ? '' : `${f(r.hopP50 - d.hopP50).padStart(6)}  ${f(r.hopP99 - d.hopP99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
+        const hops = `${f(r.hopP50).padStart(7)} ${f(r.hopP99).padStart(7)}`;
+        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
       }
     }
     if (speed === 'instant') console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
@@ -492,8 +550,8 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         const st = row.stream[target];
         if (!w) continue;
         level.targets[target] = {
-          p50: w.p50, p99: w.p99, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: w.p50 - d.p50, addedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
+          p50: w.p50, p99: w.p99, hop: w.hopPercentiles, rps: rps(w), errors: w.errors + st.errors,
+          ...(d && target !== 'direct' ? { addedP50: w.hopP50 - d.hopP50, addedP99: w.hopP99 - d.hopP99, endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
           ttfbP50: st.ttfbP50, ttftP50: st.ttftP50,
         };
       }
