@@ -7,12 +7,13 @@
  */
 
 import { RecentCalls } from './recent-calls.js';
+import { SpareTokenArrays, tokenCapacity } from './spare-token-arrays.js';
 
 /** Fewer shared tokens than this are not worth a reference. */
 const MIN_SHARED_TOKENS = 32;
 /** Earlier calls of one rollout considered as a base (sub-agents interleave several conversations). */
 const CANDIDATES_PER_ROLLOUT = 4;
-/** Bound on the tokens the writer keeps in memory; least recently written rollouts are forgotten first. */
+/** Bound on the tokens the writer keeps in memory (arrays' whole capacity); least recently written rollouts are forgotten first. */
 const MAX_CACHED_TOKENS = 8_000_000;
 
 export interface PromptDelta {
@@ -24,8 +25,9 @@ export interface PromptDelta {
 
 /** Remembers the last calls of each rollout as they are written, to store the next prompt as a delta. */
 export class PromptDeltaWriter {
+  private readonly spare = new SpareTokenArrays();
   /** prompt ++ completion of each remembered call */
-  private readonly recent = new RecentCalls<Int32Array>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, (tokens) => tokens.length);
+  private readonly recent = new RecentCalls<Int32Array>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, tokenCapacity, (tokens) => this.spare.give(tokens));
 
   /** The delta for a prompt about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, prompt: readonly number[]): PromptDelta | undefined {
@@ -47,7 +49,7 @@ export class PromptDeltaWriter {
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it: only stored rows may serve as a base. */
   remember(rolloutId: string, seq: number, prompt: readonly number[], completion: readonly number[] | null): void {
-    const tokens = new Int32Array(prompt.length + (completion?.length ?? 0));
+    const tokens = this.spare.take(prompt.length + (completion?.length ?? 0));
     tokens.set(prompt);
     if (completion) tokens.set(completion, prompt.length);
     this.recent.remember(rolloutId, seq, tokens);

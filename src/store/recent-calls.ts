@@ -17,6 +17,8 @@ export class RecentCalls<T> {
     private readonly perRollout: number,
     private readonly budget: number,
     private readonly sizeOf: (value: T) => number,
+    /** Called with each value forgotten (pushed out, evicted or dropped), which nothing here reads again. */
+    private readonly onForget: (value: T) => void = () => undefined,
   ) {}
 
   /** The rollout's remembered calls, oldest first. */
@@ -30,12 +32,12 @@ export class RecentCalls<T> {
     this.byRollout.delete(rolloutId); // re-inserted last: Map order is the LRU order
     list.push({ seq, value });
     this.cached += this.sizeOf(value);
-    while (list.length > this.perRollout) this.cached -= this.sizeOf(list.shift()!.value);
+    while (list.length > this.perRollout) this.drop(list.shift()!.value);
     this.byRollout.set(rolloutId, list);
     for (const [id, old] of this.byRollout) {
       if (this.cached <= this.budget || id === rolloutId) break;
       this.byRollout.delete(id);
-      for (const c of old) this.cached -= this.sizeOf(c.value);
+      for (const c of old) this.drop(c.value);
     }
   }
 
@@ -46,7 +48,12 @@ export class RecentCalls<T> {
   forget(rolloutId: string, seq: number): void {
     const list = this.byRollout.get(rolloutId);
     if (!list) return;
-    for (const c of list) if (c.seq === seq) this.cached -= this.sizeOf(c.value);
+    for (const c of list) if (c.seq === seq) this.drop(c.value);
     this.byRollout.set(rolloutId, list.filter((c) => c.seq !== seq));
+  }
+
+  private drop(value: T): void {
+    this.cached -= this.sizeOf(value);
+    this.onForget(value);
   }
 }
