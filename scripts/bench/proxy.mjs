@@ -22,7 +22,9 @@
 // answer's last byte, found by an id in the user message), and a call's `hop` is its latency at the
 // client minus that time: what the path between client and sim added. `added` compares each target's
 // hop with direct's at the same percentile. Differences of end-to-end percentiles would carry the
-// sim's own jitter (its timers on a busy CPU), which swamped a p99 of a few ms.
+// sim's own jitter (its timers on a busy CPU), which swamped a p99 of a few ms. With the `instant`
+// upstream the sim is saturated and a hop would hold the wait in its socket queue: there, added
+// compares end-to-end percentiles.
 // `--passthrough-cpu-us N` makes the pass-through burn N µs per call (diagnostic: a forwarder as
 // busy as the proxy shows how much of the proxy's tail its CPU per call alone explains).
 // Every target asks the upstream for the same work: the direct and pass-through requests carry the
@@ -518,8 +520,11 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
       lockstep: 'lockstep upstream (paced, every answer the same length: waves of calls arrive together; worst case)',
     }[speed];
     console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
+    // with the sim saturated (instant), a call's hop includes its wait in the sim's socket queue, which
+    // depends on how fast each target feeds the sim: there, added compares end-to-end percentiles
+    const paired = speed !== 'instant';
     console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
-    console.log('  added = hop − direct\'s hop, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads');
+    console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads`);
     console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs');
     const modeJson = { mode, speed, recorded, levels: [] };
     for (const row of rows) {
@@ -527,7 +532,8 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
       for (const target of targets) {
         const r = row.whole[target];
         if (!r) continue;
-        const vs = target === 'direct' || !d ? '' : `${f(r.hopP50 - d.hopP50).padStart(6)}  ${f(r.hopP99 - d.hopP99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
+        const [added50, added99] = paired ? [r.hopP50 - d?.hopP50, r.hopP99 - d?.hopP99] : [r.p50 - d?.p50, r.p99 - d?.p99];
+        const vs = target === 'direct' || !d ? '' : `${f(added50).padStart(6)}  ${f(added99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
         const hops = `${f(r.hopP50).padStart(7)} ${f(r.hopP99).padStart(7)}`;
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
       }
@@ -552,14 +558,14 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         if (!w) continue;
         level.targets[target] = {
           p50: w.p50, p99: w.p99, hop: w.hopPercentiles, hopP99ByRound: w.hopP99ByRound, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: w.hopP50 - d.hopP50, addedP99: w.hopP99 - d.hopP99, endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
+          ...(d && target !== 'direct' ? { addedP50: paired ? w.hopP50 - d.hopP50 : w.p50 - d.p50, addedP99: paired ? w.hopP99 - d.hopP99 : w.p99 - d.p99, endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
           ttfbP50: st.ttfbP50, ttftP50: st.ttftP50,
         };
       }
       modeJson.levels.push(level);
     }
     // a p99 of a few thousand calls rests on a handful of stalls (GC, the VM): its spread across rounds says how far to trust it
-    for (const row of rows) console.log(`hop p99 by round, ${row.concurrency} concurrent (ms): ${targets.map((t) => `${t} ${row.whole[t].hopP99ByRound.map((x) => f(x, 1)).join(' / ')}`).join('; ')}`);
+    for (const row of paired ? rows : []) console.log(`hop p99 by round, ${row.concurrency} concurrent (ms): ${targets.map((t) => `${t} ${row.whole[t].hopP99ByRound.map((x) => f(x, 1)).join(' / ')}`).join('; ')}`);
     console.log(`calls recorded by the proxy: ${recorded}`);
     json.modes.push(modeJson);
   }
