@@ -1,10 +1,9 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
 import { SseWriter } from './sse-writer.js';
 import { TokenCapture } from './token-capture.js';
-import type { UpstreamResponse } from './upstream/http-client.js';
 import { STREAM_DONE, upstreamChunks } from './upstream/sse-chunks.js';
 
 /**
@@ -14,7 +13,7 @@ import { STREAM_DONE, upstreamChunks } from './upstream/sse-chunks.js';
  */
 export async function answerStream(
   call: PreparedCall,
-  upstream: { url: string; response: UpstreamResponse },
+  upstream: { url: string; response: IncomingMessage },
   res: ServerResponse,
   signal: AbortSignal,
   keepaliveMs: number,

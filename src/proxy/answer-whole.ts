@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
 import type { ChatBody } from './chat-wire.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
@@ -6,7 +6,7 @@ import { errorTypeForStatus } from './http-error.js';
 import type { PreparedCall, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { TokenCapture } from './token-capture.js';
-import { readText, type UpstreamResponse } from './upstream/http-client.js';
+import { readText } from './upstream/http-client.js';
 import { UpstreamTimeoutError } from './upstream/upstream-timeouts.js';
 
 /** A non-streamed answer may carry logprobs for thousands of tokens; anything larger is broken. */
@@ -16,7 +16,7 @@ const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 export async function answerWhole(
   protocol: Protocol,
   call: PreparedCall,
-  upstream: { url: string; response: UpstreamResponse },
+  upstream: { url: string; response: IncomingMessage },
   res: ServerResponse,
   signal: AbortSignal,
   elapsedMs: () => number,

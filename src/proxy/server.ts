@@ -87,7 +87,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   } catch (err) {
     await servers.closeExtra();
     await app.close();
-    await pool.close();
+    pool.close();
     throw err;
   }
   const port = servers.port();
@@ -102,7 +102,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       await inFlight.settled(CLOSE_GRACE_MS);
       servers.closeAllConnections();
       await stopped;
-      await pool.close();
+      pool.close();
       await recorder.flush();
     },
   };

@@ -1,57 +1,20 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { Agent, errors } from 'undici';
+import http from 'node:http';
+import https from 'node:https';
 import type { UpstreamTimeouts } from '../types.js';
 import { UpstreamTimeoutError } from './upstream-timeouts.js';
 
-/** An upstream's answer, its body not yet read. */
-export interface UpstreamResponse {
-  statusCode: number;
-  headers: IncomingHttpHeaders;
-  body: Readable;
-  /** The silence allowed between body chunks (see `bodyError`). */
-  idleMs: number;
-}
-
-/**
- * The keep-alive connections to the upstreams of one proxy (undici: about half the CPU of node:http
- * per request, which is on the path of every call).
- */
+/** Keep-alive agents shared by every request to the upstreams of one proxy. */
 export class UpstreamAgents {
-  private readonly agent: Agent;
+  private readonly http = new http.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  private readonly https = new https.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
 
-  constructor(private readonly timeouts: UpstreamTimeouts) {
-    this.agent = new Agent({ connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.firstByteMs, bodyTimeout: timeouts.idleMs });
+  forUrl(url: URL): http.Agent {
+    return url.protocol === 'https:' ? this.https : this.http;
   }
 
-  /**
-   * Sends one request and resolves once the response headers arrive; the body is left unread for
-   * the caller to stream. Rejects on connection errors, on abort and on the connect and first-byte
-   * deadlines (as `UpstreamTimeoutError`); a body that goes silent for `idleMs` fails (see `bodyError`).
-   */
-  async send(request: HttpRequest): Promise<UpstreamResponse> {
-    const { signal } = request;
-    if (signal.aborted) throw signal.reason;
-    try {
-      const { statusCode, headers, body } = await this.agent.request({
-        origin: request.url.origin,
-        path: `${request.url.pathname}${request.url.search}`,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal,
-      });
-      return { statusCode, headers, body, idleMs: this.timeouts.idleMs };
-    } catch (err) {
-      if (signal.aborted) throw signal.reason;
-      if (err instanceof errors.ConnectTimeoutError) throw new UpstreamTimeoutError('connect', this.timeouts.connectMs);
-      if (err instanceof errors.HeadersTimeoutError) throw new UpstreamTimeoutError('first-byte', this.timeouts.firstByteMs);
-      throw err;
-    }
-  }
-
-  close(): Promise<void> {
-    return this.agent.destroy();
+  destroy(): void {
+    this.http.destroy();
+    this.https.destroy();
   }
 }
 
@@ -63,17 +26,56 @@ export interface HttpRequest {
   signal: AbortSignal;
 }
 
-/** What a failed read of an upstream body means: an `UpstreamTimeoutError` when it went silent. */
-export function bodyError(response: UpstreamResponse, err: unknown): unknown {
-  return err instanceof errors.BodyTimeoutError ? new UpstreamTimeoutError('idle', response.idleMs) : err;
+/**
+ * Sends one request and resolves once the response headers arrive; the body is left unread for
+ * the caller to stream. Rejects on connection errors, on abort and on the connect and first-byte
+ * deadlines; a body that goes silent for `idleMs` is destroyed with an `UpstreamTimeoutError`.
+ */
+export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, timeouts: UpstreamTimeouts): Promise<http.IncomingMessage> {
+  const transport = request.url.protocol === 'https:' ? https : http;
+  const headers: Record<string, string | number> = { ...request.headers };
+  if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
+  return new Promise((resolve, reject) => {
+    const { signal } = request;
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    // one listener instead of the `signal` request option, which wires up a stream-finished watcher per request
+    const req = transport.request(request.url, { method: request.method, headers, agent: agents.forUrl(request.url) });
+    const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.once('close', () => signal.removeEventListener('abort', onAbort));
+    let response: http.IncomingMessage | undefined;
+    req.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => req.destroy(new UpstreamTimeoutError('connect', timeouts.connectMs)), timeouts.connectMs);
+      const clear = () => clearTimeout(timer);
+      socket.once('connect', clear);
+      socket.once('close', clear);
+    });
+    // Node's request timeout is socket inactivity counted from the connection, and is dropped
+    // once the response ends, before the socket goes back to the keep-alive pool.
+    req.setTimeout(timeouts.firstByteMs);
+    req.on('timeout', () => {
+      if (response) response.destroy(new UpstreamTimeoutError('idle', timeouts.idleMs));
+      else req.destroy(new UpstreamTimeoutError('first-byte', timeouts.firstByteMs));
+    });
+    req.once('response', (res) => {
+      response = res;
+      req.setTimeout(timeouts.idleMs);
+      resolve(res);
+    });
+    req.once('error', reject);
+    req.end(request.body);
+  });
 }
 
 /**
  * Reads a response body to text, giving up after `limit` bytes. Plain 'data' events: an async
  * iterator costs a promise and a stream watcher per chunk, on the path of every non-streamed call.
  */
-export function readText(response: UpstreamResponse, limit = 1 << 20): Promise<string> {
-  const { body } = response;
+export function readText(response: http.IncomingMessage, limit = 1 << 20): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -81,7 +83,7 @@ export function readText(response: UpstreamResponse, limit = 1 << 20): Promise<s
       size += part.length;
       if (size > limit) {
         cleanup();
-        body.destroy();
+        response.destroy();
         reject(new Error(`upstream response larger than ${limit} bytes`));
         return;
       }
@@ -93,16 +95,16 @@ export function readText(response: UpstreamResponse, limit = 1 << 20): Promise<s
     };
     const onError = (err: Error) => {
       cleanup();
-      reject(bodyError(response, err));
+      reject(err);
     };
-    // a body destroyed before its end (abort) ends in 'close' without 'end' or 'error'
+    // a body destroyed before its end (timeout, abort) ends in 'close' without 'end' or 'error'
     const onClose = () => {
       cleanup();
-      reject(bodyError(response, body.errored ?? new Error('upstream response closed before its end')));
+      reject(response.errored ?? new Error('upstream response closed before its end'));
     };
     const cleanup = () => {
-      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      response.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
     };
-    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    response.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

@@ -1,6 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ChatBody } from '../chat-wire.js';
-import { bodyError, type UpstreamResponse } from './http-client.js';
 
 /** Marks the upstream's `data: [DONE]`. */
 export const STREAM_DONE = Symbol('stream done');
@@ -13,26 +13,22 @@ const MAX_EVENT_CHARS = 64 * 1024 * 1024;
  * of the body is drained so the keep-alive socket can be reused) or when the body ends; throws
  * on a connection error or an event that is not JSON.
  */
-export async function* upstreamChunks(response: UpstreamResponse): AsyncGenerator<ChatBody | typeof STREAM_DONE> {
+export async function* upstreamChunks(response: IncomingMessage): AsyncGenerator<ChatBody | typeof STREAM_DONE> {
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event), maxBufferSize: MAX_EVENT_CHARS });
   const decoder = new TextDecoder();
   let done = false;
-  try {
-    for await (const part of response.body) {
-      if (done) continue;
-      parser.feed(decoder.decode(part as Buffer, { stream: true }));
-      for (const event of events.splice(0)) {
-        if (event.data === '[DONE]') {
-          done = true;
-          yield STREAM_DONE;
-          break;
-        }
-        yield parseChunk(event.data);
+  for await (const part of response) {
+    if (done) continue;
+    parser.feed(decoder.decode(part as Buffer, { stream: true }));
+    for (const event of events.splice(0)) {
+      if (event.data === '[DONE]') {
+        done = true;
+        yield STREAM_DONE;
+        break;
       }
+      yield parseChunk(event.data);
     }
-  } catch (err) {
-    throw bodyError(response, err);
   }
 }
 

@@ -1,10 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import type { ProxySession } from '../../store/types.js';
 import { errorMessage } from '../../util/errors.js';
 import type { ChatRequestBody } from '../chat-wire.js';
 import { ProxyHttpError } from '../http-error.js';
 import type { ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamTimeouts } from '../types.js';
 import { upstreamBody } from './engine-request.js';
-import { UpstreamAgents, readText, type HttpRequest, type UpstreamResponse } from './http-client.js';
+import { UpstreamAgents, readText, sendHttpRequest, type HttpRequest } from './http-client.js';
 import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
 import { stickyIndex } from './sticky-router.js';
 import { upstreamErrorMessage } from './upstream-error-message.js';
@@ -19,7 +20,7 @@ interface Target {
 
 /** A 2xx answer whose body is still unread, or a final failure status after retries. */
 export type UpstreamAnswer =
-  | { ok: true; upstream: string; response: UpstreamResponse }
+  | { ok: true; upstream: string; response: IncomingMessage }
   | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
 
 /**
@@ -32,7 +33,7 @@ export type UpstreamAnswer =
  */
 export class UpstreamPool {
   private readonly targets: Target[];
-  private readonly agents: UpstreamAgents;
+  private readonly agents = new UpstreamAgents();
   private readonly timeouts: UpstreamTimeouts;
 
   constructor(
@@ -42,7 +43,6 @@ export class UpstreamPool {
     timeouts?: Partial<UpstreamTimeouts>,
   ) {
     this.timeouts = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...timeouts };
-    this.agents = new UpstreamAgents(this.timeouts);
     if (configs.length === 0) throw new Error('the proxy needs at least one upstream');
     this.targets = configs.map((config) => {
       const base = new URL(config.url.endsWith('/') ? config.url : `${config.url}/`);
@@ -90,8 +90,8 @@ export class UpstreamPool {
     return (this.targets[stickyIndex(session.rolloutId, this.targets.length)] as Target).config.url;
   }
 
-  close(): Promise<void> {
-    return this.agents.close();
+  close(): void {
+    this.agents.destroy();
   }
 
   private headers(target: Target, session: ProxySession): Record<string, string> {
@@ -112,9 +112,9 @@ export class UpstreamPool {
       const last = attempt >= this.retry.attempts;
       // built outside the try: a failure here is the proxy's, not the upstream's
       const request = build(target);
-      let response: UpstreamResponse;
+      let response: IncomingMessage;
       try {
-        response = await this.agents.send(request);
+        response = await sendHttpRequest(this.agents, request, this.timeouts);
       } catch (err) {
         const timedOut = err instanceof UpstreamTimeoutError;
         if (signal.aborted || last || (timedOut && err.phase !== 'connect')) throw unreachable(target, err, signal);
@@ -122,7 +122,7 @@ export class UpstreamPool {
         await sleep(retryDelayMs(attempt, this.retry), signal);
         continue;
       }
-      const status = response.statusCode;
+      const status = response.statusCode ?? 502;
       if (status >= 200 && status < 300) return { ok: true, upstream: target.config.url, response };
       const retryAfter = headerValue(response.headers['retry-after']);
       const message = upstreamErrorMessage(status, await readText(response).catch(errorMessage));
