@@ -8,8 +8,13 @@
 export class SpareTokenArrays {
   /** Whole buffers, each at its full capacity. */
   private readonly spare: Int32Array[] = [];
+  private spareTokens = 0;
 
-  constructor(private readonly maxSpare = 32) {}
+  constructor(
+    private readonly maxSpare = 32,
+    /** Bounds the memory held in spares (8 MB): a few long contexts' arrays must not stay around for nothing. */
+    private readonly maxSpareTokens = 2_000_000,
+  ) {}
 
   /** A view of `length` tokens (contents undefined): the smallest spare buffer that fits, or a new one with room to grow. */
   take(length: number): Int32Array {
@@ -18,13 +23,18 @@ export class SpareTokenArrays {
       const capacity = (this.spare[i] as Int32Array).length;
       if (capacity >= length && (best < 0 || capacity < (this.spare[best] as Int32Array).length)) best = i;
     }
-    const buffer = best >= 0 ? (this.spare.splice(best, 1)[0] as Int32Array) : new Int32Array(roomToGrow(length));
+    if (best < 0) return new Int32Array(roomToGrow(length)).subarray(0, length);
+    const buffer = this.spare.splice(best, 1)[0] as Int32Array;
+    this.spareTokens -= buffer.length;
     return buffer.subarray(0, length);
   }
 
   /** Takes back an array from `take` that nobody reads any more. */
   give(tokens: Int32Array): void {
-    if (this.spare.length < this.maxSpare) this.spare.push(new Int32Array(tokens.buffer));
+    const buffer = new Int32Array(tokens.buffer);
+    if (this.spare.length >= this.maxSpare || this.spareTokens + buffer.length > this.maxSpareTokens) return;
+    this.spare.push(buffer);
+    this.spareTokens += buffer.length;
   }
 }
 

@@ -16,12 +16,15 @@ describe('spare token arrays', () => {
     expect(spare.take(100).buffer).not.toBe(small.buffer); // both taken again: a new one
   });
 
-  it('keeps at most maxSpare buffers', () => {
-    const spare = new SpareTokenArrays(2);
-    const arrays = [spare.take(10), spare.take(10), spare.take(10)];
-    arrays.forEach((a) => spare.give(a));
-    const again = [spare.take(10), spare.take(10), spare.take(10)];
-    expect(again.filter((a) => arrays.some((b) => b.buffer === a.buffer))).toHaveLength(2);
+  it('keeps at most maxSpare buffers and maxSpareTokens tokens', () => {
+    const reused = (spare: SpareTokenArrays, lengths: number[]) => {
+      const arrays = lengths.map((n) => spare.take(n));
+      arrays.forEach((a) => spare.give(a));
+      return lengths.map((n) => spare.take(n)).filter((a) => arrays.some((b) => b.buffer === a.buffer)).length;
+    };
+    expect(reused(new SpareTokenArrays(2), [10, 10, 10])).toBe(2);
+    // capacities are 256 (10 tokens) and 1 280 (1 000): the second does not fit a 1 000-token bound
+    expect(reused(new SpareTokenArrays(32, 1000), [10, 1000])).toBe(1);
   });
 });
 
