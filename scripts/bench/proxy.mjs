@@ -245,14 +245,15 @@ function summarize(samples) {
     return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : null;
   };
   const ms = samples.map((s) => s.ms);
+  const hops = samples.map((s) => s.hop ?? null);
   return {
     count: samples.length,
     errors: samples.filter((s) => !s.ok).length,
     p50: pct(ms, 50),
     p99: pct(ms, 99),
-    hopP50: pct(samples.map((s) => s.hop ?? null), 50),
-    hopP99: pct(samples.map((s) => s.hop ?? null), 99),
-    hopPercentiles: Object.fromEntries(HOP_PERCENTILES.map((p) => [p, pct(samples.map((s) => s.hop ?? null), p)])),
+    hopP50: pct(hops, 50),
+    hopP99: pct(hops, 99),
+    hopPercentiles: Object.fromEntries(HOP_PERCENTILES.map((p) => [p, pct(hops, p)])),
     ttfbP50: pct(samples.map((s) => s.ttfb), 50),
     ttfbP99: pct(samples.map((s) => s.ttfb), 99),
     ttftP50: pct(samples.map((s) => s.ttft), 50),
