@@ -524,6 +524,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
     // with the sim saturated (instant), a call's hop includes its wait in the sim's socket queue, which
     // depends on how fast each target feeds the sim: there, added compares end-to-end percentiles
     const paired = speed !== 'instant';
+    const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
     console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
     console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads`);
     console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs');
@@ -533,7 +534,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
       for (const target of targets) {
         const r = row.whole[target];
         if (!r) continue;
-        const [added50, added99] = paired ? [r.hopP50 - d?.hopP50, r.hopP99 - d?.hopP99] : [r.p50 - d?.p50, r.p99 - d?.p99];
+        const [added50, added99] = d ? added(r, d) : [];
         const vs = target === 'direct' || !d ? '' : `${f(added50).padStart(6)}  ${f(added99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
         const hops = `${f(r.hopP50).padStart(7)} ${f(r.hopP99).padStart(7)}`;
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
@@ -559,7 +560,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         if (!w) continue;
         level.targets[target] = {
           p50: w.p50, p99: w.p99, hop: w.hopPercentiles, hopP99ByRound: w.hopP99ByRound, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: paired ? w.hopP50 - d.hopP50 : w.p50 - d.p50, addedP99: paired ? w.hopP99 - d.hopP99 : w.p99 - d.p99, endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
+          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
           ttfbP50: st.ttfbP50, ttftP50: st.ttftP50,
         };
       }
