@@ -1,16 +1,17 @@
 /**
- * The JSON text each parsed request body came from, so the record stores the harness's own bytes
- * instead of serialising the parsed body again. Keyed by the body object: nothing to clean up.
+ * The JSON bytes each parsed request body came from, so the record stores the harness's own text
+ * instead of serialising the parsed body again. Keyed by the body object: nothing to clean up. Kept
+ * as bytes, not as a string, while the call waits for its answer (see `UpstreamPool.postChat`).
  */
-const texts = new WeakMap<object, string>();
+const texts = new WeakMap<object, Buffer>();
 
-export function parseJsonBody(text: string): unknown {
-  const body: unknown = JSON.parse(text);
-  if (typeof body === 'object' && body !== null) texts.set(body, text);
+export function parseJsonBody(bytes: Buffer): unknown {
+  const body: unknown = JSON.parse(bytes.toString('utf8'));
+  if (typeof body === 'object' && body !== null) texts.set(body, bytes);
   return body;
 }
 
 /** The text `body` was parsed from, when it came through `parseJsonBody`. */
 export function rawJsonOf(body: unknown): string | undefined {
-  return typeof body === 'object' && body !== null ? texts.get(body) : undefined;
+  return typeof body === 'object' && body !== null ? texts.get(body)?.toString('utf8') : undefined;
 }

@@ -11,9 +11,9 @@ import type { ProxyLogger } from './types.js';
  */
 export function installRequestErrors(app: FastifyInstance, bodyLimitBytes: number, logger: ProxyLogger): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes, done) => {
     try {
-      done(null, parseJsonBody(text as string));
+      done(null, parseJsonBody(bytes as Buffer));
     } catch (err) {
       done(new ProxyHttpError(400, `malformed JSON body: ${errorMessage(err)}`, 'invalid_request_error', 'invalid_json'), undefined);
     }

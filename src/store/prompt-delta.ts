@@ -7,7 +7,7 @@
  */
 
 import { RecentCalls } from './recent-calls.js';
-import { SpareTokenArrays, tokenCapacity } from './spare-token-arrays.js';
+import { SpareBuffers } from './spare-buffers.js';
 
 /** Fewer shared tokens than this are not worth a reference. */
 const MIN_SHARED_TOKENS = 32;
@@ -25,9 +25,9 @@ export interface PromptDelta {
 
 /** Remembers the last calls of each rollout as they are written, to store the next prompt as a delta. */
 export class PromptDeltaWriter {
-  private readonly spare = new SpareTokenArrays();
-  /** prompt ++ completion of each remembered call */
-  private readonly recent = new RecentCalls<Int32Array>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, tokenCapacity, (tokens) => this.spare.give(tokens));
+  private readonly spare = new SpareBuffers();
+  /** prompt ++ completion of each remembered call, in a reused buffer */
+  private readonly recent = new RecentCalls<Int32Array<ArrayBuffer>>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, tokenCapacity, (tokens) => this.spare.give(tokens.buffer));
 
   /** The delta for a prompt about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, prompt: readonly number[]): PromptDelta | undefined {
@@ -49,11 +49,17 @@ export class PromptDeltaWriter {
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it: only stored rows may serve as a base. */
   remember(rolloutId: string, seq: number, prompt: readonly number[], completion: readonly number[] | null): void {
-    const tokens = this.spare.take(prompt.length + (completion?.length ?? 0));
+    const length = prompt.length + (completion?.length ?? 0);
+    const tokens = new Int32Array(this.spare.take(length * Int32Array.BYTES_PER_ELEMENT), 0, length);
     tokens.set(prompt);
     if (completion) tokens.set(completion, prompt.length);
     this.recent.remember(rolloutId, seq, tokens);
   }
+}
+
+/** Tokens an array from the spare buffers holds in memory (its whole buffer). */
+function tokenCapacity(tokens: Int32Array): number {
+  return tokens.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT;
 }
 
 function sharedPrefix(a: Int32Array, b: readonly number[]): number {

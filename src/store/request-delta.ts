@@ -10,13 +10,16 @@
  */
 
 import { RecentCalls } from './recent-calls.js';
+import { SpareBuffers } from './spare-buffers.js';
 
 /** Fewer shared characters than this are not worth a reference. */
 const MIN_SHARED_CHARS = 256;
 /** Earlier calls of one rollout considered as a base (sub-agents interleave several conversations). */
 const CANDIDATES_PER_ROLLOUT = 4;
-/** Bound on the request text the writer keeps in memory; least recently written rollouts are forgotten first. */
-const MAX_CACHED_CHARS = 64 * 1024 * 1024;
+/** Bound on the request text the writer keeps in memory (64 MiB); least recently written rollouts are forgotten first. */
+const MAX_CACHED_CHARS = 32 * 1024 * 1024;
+/** Bytes per character in the cache: texts are kept as UTF-16 code units, so an offset there is an offset in the string. */
+const UNIT_BYTES = 2;
 
 export interface RequestDelta {
   baseSeq: number;
@@ -25,20 +28,33 @@ export interface RequestDelta {
   suffix: string;
 }
 
-/** Remembers the last requests of each rollout as they are written, to store the next one as a delta. */
+/**
+ * Remembers the last requests of each rollout as they are written, to store the next one as a delta.
+ * The texts are kept as UTF-16 in reused buffers, not as strings: a request text lives a second or
+ * more in the cache, long enough for V8 to promote it, and a few KB of old-generation garbage per
+ * call brought a full GC every few thousand calls.
+ */
 export class RequestDeltaWriter {
-  private readonly recent = new RecentCalls<string>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_CHARS, (text) => text.length);
+  private readonly spare = new SpareBuffers();
+  private readonly recent = new RecentCalls<Buffer>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_CHARS, (units) => units.buffer.byteLength / UNIT_BYTES, (units) =>
+    this.spare.give(units.buffer as ArrayBuffer),
+  );
+  /** The text being compacted, as UTF-16; grown as needed and reused. */
+  private scratch = Buffer.alloc(0);
 
   /** The delta for a request about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, text: string): RequestDelta | undefined {
+    const list = this.recent.of(rolloutId);
+    if (list.length === 0 || text.length < MIN_SHARED_CHARS) return undefined;
+    if (this.scratch.length < text.length * UNIT_BYTES) this.scratch = Buffer.allocUnsafe(text.length * UNIT_BYTES * 2);
+    const units = this.scratch.subarray(0, this.scratch.write(text, 'utf16le'));
     let baseSeq = 0;
     let bestShared = 0;
     // newest first: the conversation this call continues is usually the last one written
-    const list = this.recent.of(rolloutId);
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.seq >= seq || c.value.length <= bestShared) continue;
-      const shared = sharedPrefixLength(c.value, text);
+      if (c.seq >= seq || c.value.length / UNIT_BYTES <= bestShared) continue;
+      const shared = sharedPrefixLength(c.value, units, text);
       if (shared > bestShared) [baseSeq, bestShared] = [c.seq, shared];
     }
     if (bestShared < MIN_SHARED_CHARS) return undefined;
@@ -52,27 +68,32 @@ export class RequestDeltaWriter {
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it. */
   remember(rolloutId: string, seq: number, text: string): void {
-    this.recent.remember(rolloutId, seq, text);
+    const bytes = text.length * UNIT_BYTES;
+    const units = Buffer.from(this.spare.take(bytes), 0, bytes);
+    units.write(text, 'utf16le');
+    this.recent.remember(rolloutId, seq, units);
   }
 }
 
-/** Characters compared per native `startsWith` before narrowing down to the one that differs. */
-const BLOCKS = [16384, 1024, 64];
+/** Bytes compared at once (native memcmp) before narrowing down to the character that differs. */
+const BLOCKS = [32768, 2048, 128];
 
 /**
- * Length of the common prefix of two texts, cut back to just after a character that is ASCII and not
- * a word character. So the cut never splits a surrogate pair (the suffix is stored as UTF-8), and a
- * word such as `image` never spans the cut: `requestContains` can test the stored pieces one by one.
+ * Length, in characters, of the common prefix of two texts given as UTF-16 (`next` also as the
+ * string), cut back to just after a character that is ASCII and not a word character. So the cut
+ * never splits a surrogate pair (the suffix is stored as UTF-8), and a word such as `image` never
+ * spans the cut: `requestContains` can test the stored pieces one by one.
  */
-export function sharedPrefixLength(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
+export function sharedPrefixLength(base: Buffer, next: Buffer, nextText: string): number {
+  const n = Math.min(base.length, next.length);
   let i = 0;
   for (const block of BLOCKS) {
-    while (i + block <= n && b.startsWith(a.slice(i, i + block), i)) i += block;
+    while (i + block <= n && base.compare(next, i, i + block, i, i + block) === 0) i += block;
   }
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  while (i > 0 && !isCutPoint(b.charCodeAt(i - 1))) i--;
-  return i;
+  while (i < n && base[i] === next[i]) i++;
+  let chars = i >> 1; // a difference in a character's second byte leaves that character out
+  while (chars > 0 && !isCutPoint(nextText.charCodeAt(chars - 1))) chars--;
+  return chars;
 }
 
 function isCutPoint(code: number): boolean {

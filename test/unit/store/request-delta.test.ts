@@ -10,7 +10,7 @@ import { startSimServer, type SimServer } from '../../../src/model/server.js';
 import { startProxy } from '../../../src/proxy/server.js';
 import type { RunningProxy } from '../../../src/proxy/types.js';
 import { STORE_FILE } from '../../../src/rollout/run.js';
-import { sharedPrefixLength } from '../../../src/store/request-delta.js';
+import { RequestDeltaWriter, sharedPrefixLength } from '../../../src/store/request-delta.js';
 import { SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
 import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
@@ -204,13 +204,53 @@ describe('delta storage of requests, recorded through the proxy', () => {
 });
 
 describe('sharedPrefixLength', () => {
+  const sharedPrefix = (a: string, b: string) => sharedPrefixLength(Buffer.from(a, 'utf16le'), Buffer.from(b, 'utf16le'), b);
+
   it('never cuts inside a word or a surrogate pair', () => {
     const base = `{"messages":[{"content":"the image ${'x'.repeat(300)} 😀"}]}`;
-    expect(sharedPrefixLength(base, base.replace('image', 'imagine'))).toBe(base.indexOf('image'));
+    expect(sharedPrefix(base, base.replace('image', 'imagine'))).toBe(base.indexOf('image'));
     const emoji = base.indexOf('😀');
     const other = base.slice(0, emoji) + '😁' + base.slice(emoji + 2); // same high surrogate, different low one
-    expect(sharedPrefixLength(base, other)).toBe(emoji); // back before the pair, just after the space
-    expect(sharedPrefixLength(base, base)).toBeLessThanOrEqual(base.length);
-    expect(sharedPrefixLength(base, `${base.slice(0, -2)},{"role":"user"}]}`)).toBe(base.length - 2);
+    expect(sharedPrefix(base, other)).toBe(emoji); // back before the pair, just after the space
+    expect(sharedPrefix(base, base)).toBeLessThanOrEqual(base.length);
+    expect(sharedPrefix(base, `${base.slice(0, -2)},{"role":"user"}]}`)).toBe(base.length - 2);
+  });
+
+  it('finds the first difference wherever it falls among the compared blocks, in long texts too', () => {
+    const long = `{"messages":[${Array.from({ length: 3000 }, (_, i) => `{"role":"user","content":"turn ${i} ünïcode ${'y'.repeat(i % 17)}"}`).join(',')}]}`;
+    for (const at of [300, 4095, 4096, 16_383, 16_384, 40_000, long.length - 3]) {
+      const changed = `${long.slice(0, at)}#${long.slice(at + 1)}`;
+      const expected = (() => {
+        let i = at;
+        while (i > 0 && !(long.charCodeAt(i - 1) < 128 && /[^A-Za-z0-9_]/.test(long[i - 1]!))) i--;
+        return i;
+      })();
+      expect(sharedPrefix(long, changed)).toBe(expected);
+    }
+  });
+});
+
+describe('request delta writer with reused buffers', () => {
+  it('finds the right base in every rollout while the buffers of forgotten requests are reused for new ones', () => {
+    const writer = new RequestDeltaWriter();
+    const messages = new Map<string, string[]>();
+    // 8 rollouts × 12 calls, interleaved: each rollout keeps 4 requests, so 64 are forgotten and their
+    // buffers reused; a character left over from another text would move a shared prefix below
+    for (let seq = 1; seq <= 12; seq++) {
+      for (let r = 0; r < 8; r++) {
+        const id = `r${r}`;
+        const before = messages.get(id) ?? [JSON.stringify({ role: 'system', content: `agent ${r} ${'ß'.repeat(200)}` })];
+        const now = [...before, JSON.stringify({ role: 'user', content: `turn ${seq} of ${r}: ${'z'.repeat(10 * seq + r)}` })];
+        const text = `{"messages":[${now.join(',')}],"model":"m${seq % 3}"}`;
+        const delta = writer.compact(id, seq, text);
+        if (seq === 1) expect(delta).toBeUndefined();
+        else {
+          const shared = `{"messages":[${before.join(',')}`.length;
+          expect(delta).toEqual({ baseSeq: seq - 1, sharedLen: shared, suffix: text.slice(shared) });
+        }
+        writer.remember(id, seq, text);
+        messages.set(id, now);
+      }
+    }
   });
 });

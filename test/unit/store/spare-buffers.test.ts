@@ -1,30 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { PromptDeltaWriter } from '../../../src/store/prompt-delta.js';
-import { SpareTokenArrays, tokenCapacity } from '../../../src/store/spare-token-arrays.js';
+import { SpareBuffers } from '../../../src/store/spare-buffers.js';
 
-describe('spare token arrays', () => {
+describe('spare buffers', () => {
   it('hands back a buffer that was given back, smallest fit first, and allocates only when none fits', () => {
-    const spare = new SpareTokenArrays();
-    const big = spare.take(5000);
-    const small = spare.take(900);
-    expect([big.length, small.length]).toEqual([5000, 900]);
-    expect(tokenCapacity(big)).toBeGreaterThanOrEqual(5000);
+    const spare = new SpareBuffers();
+    const big = spare.take(20_000);
+    const small = spare.take(3_600);
+    expect(big.byteLength).toBeGreaterThanOrEqual(20_000);
+    expect(small.byteLength).toBeGreaterThanOrEqual(3_600);
     spare.give(big);
     spare.give(small);
-    expect(spare.take(800).buffer).toBe(small.buffer); // the small one fits: the big one stays spare
-    expect(spare.take(4000).buffer).toBe(big.buffer);
-    expect(spare.take(100).buffer).not.toBe(small.buffer); // both taken again: a new one
+    expect(spare.take(3_200)).toBe(small); // the small one fits: the big one stays spare
+    expect(spare.take(16_000)).toBe(big);
+    expect(spare.take(400)).not.toBe(small); // both taken again: a new one
   });
 
-  it('keeps at most maxSpare buffers and maxSpareTokens tokens', () => {
-    const reused = (spare: SpareTokenArrays, lengths: number[]) => {
-      const arrays = lengths.map((n) => spare.take(n));
-      arrays.forEach((a) => spare.give(a));
-      return lengths.map((n) => spare.take(n)).filter((a) => arrays.some((b) => b.buffer === a.buffer)).length;
+  it('keeps at most maxSpare buffers and maxSpareBytes bytes', () => {
+    const reused = (spare: SpareBuffers, sizes: number[]) => {
+      const buffers = sizes.map((n) => spare.take(n));
+      buffers.forEach((b) => spare.give(b));
+      return sizes.map((n) => spare.take(n)).filter((b) => buffers.includes(b)).length;
     };
-    expect(reused(new SpareTokenArrays(2), [10, 10, 10])).toBe(2);
-    // capacities are 256 (10 tokens) and 1 280 (1 000): the second does not fit a 1 000-token bound
-    expect(reused(new SpareTokenArrays(32, 1000), [10, 1000])).toBe(1);
+    expect(reused(new SpareBuffers(2), [40, 40, 40])).toBe(2);
+    // capacities are 1 024 (40 bytes) and 5 120 (4 000): the second does not fit a 4 000-byte bound
+    expect(reused(new SpareBuffers(32, 4000), [40, 4000])).toBe(1);
   });
 });
 
