@@ -32,17 +32,23 @@ export interface HttpRequest {
  * deadlines; a body that goes silent for `idleMs` is destroyed with an `UpstreamTimeoutError`.
  */
 export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, timeouts: UpstreamTimeouts): Promise<http.IncomingMessage> {
+  const { signal } = request;
+  if (signal.aborted) return Promise.reject(signal.reason);
   const transport = request.url.protocol === 'https:' ? https : http;
   const headers: Record<string, string | number> = { ...request.headers };
   if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
+  const req = transport.request(request.url, { method: request.method, headers, agent: agents.forUrl(request.url) });
+  // The listeners live until the answer's headers, which for a whole answer is the whole generation:
+  // set up where they cannot see `request`, or every call in flight would keep its body (a few KB of
+  // string the young-generation GC copies at every pass).
+  const answer = responseOf(req, signal, timeouts);
+  req.end(request.body);
+  return answer;
+}
+
+function responseOf(req: http.ClientRequest, signal: AbortSignal, timeouts: UpstreamTimeouts): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const { signal } = request;
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
     // one listener instead of the `signal` request option, which wires up a stream-finished watcher per request
-    const req = transport.request(request.url, { method: request.method, headers, agent: agents.forUrl(request.url) });
     const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal.addEventListener('abort', onAbort, { once: true });
     req.once('close', () => signal.removeEventListener('abort', onAbort));
@@ -67,7 +73,6 @@ export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, ti
       resolve(res);
     });
     req.once('error', reject);
-    req.end(request.body);
   });
 }
 
