@@ -1,7 +1,8 @@
 /**
  * The JSON bytes each parsed request body came from, so the record stores the harness's own text
  * instead of serialising the parsed body again. Keyed by the body object: nothing to clean up. Kept
- * as bytes, not as a string, while the call waits for its answer (see `UpstreamPool.postChat`).
+ * as bytes, decoded when the call is recorded: a Buffer's bytes live outside the V8 heap, while a
+ * string each call in flight held would be copied by the young-generation GC at every pass.
  */
 const texts = new WeakMap<object, Buffer>();
 

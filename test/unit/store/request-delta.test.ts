@@ -254,3 +254,13 @@ describe('request delta writer with reused buffers', () => {
     }
   });
 });
+
+describe('request delta writer with a huge request', () => {
+  it('finds the delta of a request too big for its scratch buffer', () => {
+    const writer = new RequestDeltaWriter();
+    const first = `{"messages":[{"role":"user","content":"${'q'.repeat(2_200_000)}"}]}`;
+    writer.remember('r', 1, first);
+    const next = `${first.slice(0, -2)},{"role":"user","content":"more"}]}`;
+    expect(writer.compact('r', 2, next)).toEqual({ baseSeq: 1, sharedLen: first.length - 2, suffix: next.slice(first.length - 2) });
+  });
+});
