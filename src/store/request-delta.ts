@@ -20,8 +20,6 @@ const CANDIDATES_PER_ROLLOUT = 4;
 const MAX_CACHED_CHARS = 32 * 1024 * 1024;
 /** Bytes per character in the cache: texts are kept as UTF-16 code units, so an offset there is an offset in the string. */
 const UNIT_BYTES = 2;
-/** The scratch buffer is kept up to this size (4 MiB): one huge request must not pin its size for good. */
-const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 export interface RequestDelta {
   baseSeq: number;
@@ -41,14 +39,15 @@ export class RequestDeltaWriter {
   private readonly recent = new RecentCalls<Buffer>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_CHARS, (units) => units.buffer.byteLength / UNIT_BYTES, (units) =>
     this.spare.give(units.buffer as ArrayBuffer),
   );
-  /** The text being compacted, as UTF-16; grown as needed, up to MAX_SCRATCH_BYTES, and reused. */
-  private scratch = Buffer.alloc(0);
+  /** The text `compact` last encoded, which `remember` keeps when it is called for the same text. */
+  private encoded: { text: string; units: Buffer } | undefined;
 
   /** The delta for a request about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, text: string): RequestDelta | undefined {
     const list = this.recent.of(rolloutId);
     if (list.length === 0 || text.length < MIN_SHARED_CHARS) return undefined;
     const units = this.utf16(text);
+    this.encoded = { text, units };
     let baseSeq = 0;
     let bestShared = 0;
     // newest first: the conversation this call continues is usually the last one written
@@ -67,20 +66,19 @@ export class RequestDeltaWriter {
     this.recent.forget(rolloutId, seq);
   }
 
-  /** `text` as UTF-16 in the scratch buffer (valid until the next call), or in a buffer of its own when it is huge. */
-  private utf16(text: string): Buffer {
-    const bytes = text.length * UNIT_BYTES;
-    if (bytes > MAX_SCRATCH_BYTES) return Buffer.from(text, 'utf16le');
-    if (this.scratch.length < bytes) this.scratch = Buffer.allocUnsafe(Math.min(bytes * 2, MAX_SCRATCH_BYTES));
-    return this.scratch.subarray(0, this.scratch.write(text, 'utf16le'));
-  }
-
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it. */
   remember(rolloutId: string, seq: number, text: string): void {
+    const units = this.encoded?.text === text ? this.encoded.units : this.utf16(text);
+    this.encoded = undefined;
+    this.recent.remember(rolloutId, seq, units);
+  }
+
+  /** `text` as UTF-16 in a buffer from the spares. */
+  private utf16(text: string): Buffer {
     const bytes = text.length * UNIT_BYTES;
     const units = Buffer.from(this.spare.take(bytes), 0, bytes);
     units.write(text, 'utf16le');
-    this.recent.remember(rolloutId, seq, units);
+    return units;
   }
 }
 

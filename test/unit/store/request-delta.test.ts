@@ -256,7 +256,7 @@ describe('request delta writer with reused buffers', () => {
 });
 
 describe('request delta writer with a huge request', () => {
-  it('finds the delta of a request too big for its scratch buffer', () => {
+  it('finds the delta of a request of several megabytes', () => {
     const writer = new RequestDeltaWriter();
     const first = `{"messages":[{"role":"user","content":"${'q'.repeat(2_200_000)}"}]}`;
     writer.remember('r', 1, first);
