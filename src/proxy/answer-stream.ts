@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
 import type { CallOutcome } from './call-outcome.js';
-import type { PreparedCall } from './protocols/types.js';
+import type { AnswerTranslator } from './protocols/types.js';
 import { SseWriter } from './sse-writer.js';
 import { TokenCapture } from './token-capture.js';
 import { STREAM_DONE, upstreamChunks } from './upstream/sse-chunks.js';
@@ -12,7 +12,7 @@ import { STREAM_DONE, upstreamChunks } from './upstream/sse-chunks.js';
  * ends it with the protocol's error event; a client disconnect (the signal) ends it silently.
  */
 export async function answerStream(
-  call: PreparedCall,
+  call: AnswerTranslator,
   upstream: { url: string; response: IncomingMessage },
   res: ServerResponse,
   signal: AbortSignal,

@@ -3,7 +3,7 @@ import { errorMessage } from '../util/errors.js';
 import type { ChatBody } from './chat-wire.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
 import { errorTypeForStatus } from './http-error.js';
-import type { PreparedCall, Protocol } from './protocols/types.js';
+import type { AnswerTranslator, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { TokenCapture } from './token-capture.js';
 import { readText } from './upstream/http-client.js';
@@ -15,7 +15,7 @@ const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 /** Reads a whole upstream `chat.completion`, captures its tokens and answers the harness in its protocol. */
 export async function answerWhole(
   protocol: Protocol,
-  call: PreparedCall,
+  call: AnswerTranslator,
   upstream: { url: string; response: IncomingMessage },
   res: ServerResponse,
   signal: AbortSignal,

@@ -8,16 +8,18 @@ import { sessionOf } from './auth-hook.js';
 import { callLabel } from './call-label.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
 import type { CallRecorder } from './call-recorder.js';
+import type { ChatRequestBody } from './chat-wire.js';
 import type { CallSequence } from './call-sequence.js';
 import type { InFlightCalls } from './in-flight.js';
 import { ProxyHttpError, errorTypeForStatus } from './http-error.js';
 import type { PauseSwitch } from './pause-switch.js';
-import type { LocalCall, PreparedCall, Protocol } from './protocols/types.js';
+import type { AnswerTranslator, LocalCall, PreparedCall, Protocol } from './protocols/types.js';
+import { takeJsonBody, type JsonBody } from './raw-body.js';
 import { writeJson } from './raw-reply.js';
-import { recordedCall } from './recorded-call.js';
+import { recordedCall, type CallFacts } from './recorded-call.js';
 import { answerBeyondScript, answerScripted, type ScriptCursor } from './scripted-answers.js';
 import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
-import type { UpstreamPool } from './upstream/upstream-pool.js';
+import type { UpstreamAnswer, UpstreamPool } from './upstream/upstream-pool.js';
 
 export interface ModelCallDeps {
   pool: UpstreamPool;
@@ -50,20 +52,21 @@ export function modelCallHandler(deps: ModelCallDeps, protocol: Protocol) {
       return;
     }
     const seq = deps.sequence.next(session.rolloutId);
+    const body = takeJsonBody(request);
     // The proxy writes every answer itself: streams must reach the socket unbuffered.
     reply.hijack();
-    await deps.inFlight.track(serveCall(deps, protocol, session, seq, request.body, reply.raw));
+    // returned, not awaited: this function's saved state would keep `body` for the whole call
+    return deps.inFlight.track(serveCall(deps, protocol, session, seq, body, reply.raw));
   };
 }
 
-async function serveCall(
-  deps: ModelCallDeps,
-  protocol: Protocol,
-  session: ProxySession,
-  seq: number | Promise<number>,
-  body: unknown,
-  res: ServerResponse,
-): Promise<void> {
+/**
+ * Prepares the call and starts answering it, then hands the wait to `finishCall`. Not async on
+ * purpose: an async function keeps every parameter and local until it returns, and a call waits
+ * for its model for seconds. Only what the answer and the record need crosses the wait, never the
+ * parsed request (the young-generation GC would copy its texts at every pass).
+ */
+function serveCall(deps: ModelCallDeps, protocol: Protocol, session: ProxySession, seq: number | Promise<number>, body: JsonBody, res: ServerResponse): Promise<void> {
   const startedAt = Date.now();
   const t0 = performance.now();
   const elapsedMs = () => performance.now() - t0;
@@ -75,46 +78,100 @@ async function serveCall(
   // the client may have hung up while its body was being read, before 'close' could be heard
   if (res.destroyed || !res.socket || res.socket.destroyed) clientGone();
 
-  let call: PreparedCall | LocalCall | undefined;
+  let facts: CallFacts | undefined;
+  let answering: Promise<CallOutcome>;
+  try {
+    const call = protocol.prepare(body.parsed);
+    facts = { model: call.model, stream: call.stream, label: call.label };
+    answering = forward(deps, protocol, call, session, body, res, abort.signal, elapsedMs);
+  } catch (err) {
+    answering = Promise.reject(err);
+  }
+  // the request as the record keeps it: its bytes when the proxy has them (outside the V8 heap)
+  const request = body.bytes ?? body.parsed;
+  return finishCall(deps, protocol, session, seq, facts, request, answering, res, abort.signal, startedAt, elapsedMs);
+}
+
+async function finishCall(
+  deps: ModelCallDeps,
+  protocol: Protocol,
+  session: ProxySession,
+  seq: number | Promise<number>,
+  call: CallFacts | undefined,
+  request: Buffer | unknown,
+  answering: Promise<CallOutcome>,
+  res: ServerResponse,
+  signal: AbortSignal,
+  startedAt: number,
+  elapsedMs: () => number,
+): Promise<void> {
   let outcome: CallOutcome;
   try {
-    call = protocol.prepare(body);
-    outcome = await forward(deps, protocol, call, session, body, res, abort.signal, elapsedMs);
+    outcome = await answering;
   } catch (err) {
-    outcome = failure(protocol, err, res, abort.signal, deps.pool.stickyUrl(session), elapsedMs);
+    outcome = failure(protocol, err, res, signal, deps.pool.stickyUrl(session), elapsedMs);
   }
   const durationMs = elapsedMs();
-  const record = recordedCall({ session, seq: await seq, protocol: protocol.name, call, requestBody: body, outcome, startedAt, durationMs });
+  const record = recordedCall({ session, seq: await seq, protocol: protocol.name, call, request, outcome, startedAt, durationMs });
   record.label = callLabel(record.label, record.model, deps.policyModels);
   deps.recorder.record(record);
 }
 
-async function forward(
+/** Answers the call; throws or rejects with what `failure` turns into an error answer. Not async, like `serveCall`. */
+function forward(
   deps: ModelCallDeps,
   protocol: Protocol,
   call: PreparedCall | LocalCall,
   session: ProxySession,
-  body: unknown,
+  body: JsonBody,
   res: ServerResponse,
   signal: AbortSignal,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
-  if ('answerLocally' in call) {
-    const body = await call.answerLocally({ post: (path, json) => deps.pool.post(path, json, session, signal) });
-    const responseJson = writeJson(res, 200, body);
-    return { status: 200, response: body, responseJson, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: deps.pool.stickyUrl(session) };
-  }
+  if ('answerLocally' in call) return answerLocally(deps, call, session, res, signal, elapsedMs);
   const isPolicy = callLabel(call.label, call.model, deps.policyModels) === 'policy';
   const limit = session.maxPolicyCalls;
   if (limit !== undefined && isPolicy && deps.turns.spend(session.secret, limit)) {
     return answerTurnLimit(call, limit, res, deps.keepaliveMs, elapsedMs);
   }
   const scripted = isPolicy ? deps.scripts.take(session.secret, session.script) : undefined;
-  if (scripted) return answerScripted(call, scripted, body, res, deps.keepaliveMs, elapsedMs);
+  if (scripted) return answerScripted(call, scripted, body.parsed, res, deps.keepaliveMs, elapsedMs);
   if (isPolicy && session.script && session.endAfterScript) {
     return answerBeyondScript(call, deps.scripts.arrived(session.secret), session.script.length, res, deps.keepaliveMs, elapsedMs);
   }
-  const answer = await deps.pool.postChat(call.upstreamRequest, session, signal);
+  const translator: AnswerTranslator = { stream: call.stream, translateResponse: call.translateResponse, streamTranslator: call.streamTranslator };
+  const sent = deps.pool.postChat(call.upstreamRequest, session, signal, body.bytes && againFrom(protocol, body.bytes));
+  return answerFromUpstream(deps, protocol, translator, sent, res, signal, elapsedMs);
+}
+
+/** The upstream request prepared again from the harness's bytes, for a retry: nothing parsed waits with the call. */
+function againFrom(protocol: Protocol, bytes: Buffer): () => ChatRequestBody {
+  return () => (protocol.prepare(JSON.parse(bytes.toString('utf8'))) as PreparedCall).upstreamRequest;
+}
+
+async function answerLocally(
+  deps: ModelCallDeps,
+  call: LocalCall,
+  session: ProxySession,
+  res: ServerResponse,
+  signal: AbortSignal,
+  elapsedMs: () => number,
+): Promise<CallOutcome> {
+  const body = await call.answerLocally({ post: (path, json) => deps.pool.post(path, json, session, signal) });
+  const responseJson = writeJson(res, 200, body);
+  return { status: 200, response: body, responseJson, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: deps.pool.stickyUrl(session) };
+}
+
+async function answerFromUpstream(
+  deps: ModelCallDeps,
+  protocol: Protocol,
+  translator: AnswerTranslator,
+  answering: Promise<UpstreamAnswer>,
+  res: ServerResponse,
+  signal: AbortSignal,
+  elapsedMs: () => number,
+): Promise<CallOutcome> {
+  const answer = await answering;
   if (!answer.ok) {
     const headers: Record<string, string> = answer.retryAfter ? { 'retry-after': answer.retryAfter } : {};
     const body = protocol.errorBody(answer.message, errorTypeForStatus(answer.status), 'upstream_error');
@@ -122,8 +179,8 @@ async function forward(
     return { status: answer.status, response: null, error: answer.message, ttfbMs: elapsedMs(), tokens: null, upstream: answer.upstream };
   }
   const upstream = { url: answer.upstream, response: answer.response };
-  if (call.stream) return answerStream(call, upstream, res, signal, deps.keepaliveMs, elapsedMs);
-  return answerWhole(protocol, call, upstream, res, signal, elapsedMs);
+  if (translator.stream) return answerStream(translator, upstream, res, signal, deps.keepaliveMs, elapsedMs);
+  return answerWhole(protocol, translator, upstream, res, signal, elapsedMs);
 }
 
 function failure(

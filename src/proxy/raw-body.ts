@@ -12,7 +12,19 @@ export function parseJsonBody(bytes: Buffer): unknown {
   return body;
 }
 
-/** The text `body` was parsed from, when it came through `parseJsonBody`. */
-export function rawJsonOf(body: unknown): string | undefined {
-  return typeof body === 'object' && body !== null ? texts.get(body)?.toString('utf8') : undefined;
+/** A request body, parsed, with the bytes it was parsed from when it came through `parseJsonBody`. */
+export interface JsonBody {
+  parsed: unknown;
+  bytes: Buffer | undefined;
+}
+
+/**
+ * Takes the body out of fastify's request. Fastify keeps its request object until the response
+ * ends, which for a model call is the whole generation; a parsed body left on it would live, and be
+ * copied by the young-generation GC, for as long.
+ */
+export function takeJsonBody(request: { body: unknown }): JsonBody {
+  const parsed = request.body;
+  request.body = undefined;
+  return { parsed, bytes: typeof parsed === 'object' && parsed !== null ? texts.get(parsed) : undefined };
 }

@@ -1,16 +1,18 @@
 import type { ProtocolName, ProxySession, RecordedCall } from '../store/types.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
-import { rawJsonOf } from './raw-body.js';
+
+/** What the record keeps of a validated request besides its body. */
+export type CallFacts = Pick<PreparedCall, 'model' | 'stream' | 'label'>;
 
 export interface FinishedCall {
   session: ProxySession;
   seq: number;
   protocol: ProtocolName;
   /** Undefined when the harness's request did not validate. */
-  call: Pick<PreparedCall, 'model' | 'stream' | 'label'> | undefined;
-  /** The body exactly as the harness sent it. */
-  requestBody: unknown;
+  call: CallFacts | undefined;
+  /** The body exactly as the harness sent it: its JSON bytes, or the parsed body when there are none. */
+  request: Buffer | unknown;
   outcome: CallOutcome;
   startedAt: number;
   durationMs: number;
@@ -18,30 +20,68 @@ export interface FinishedCall {
 
 /** The store's record of one call. Built from bodies and outcomes only, so no header (and no key) can reach it. */
 export function recordedCall(finished: FinishedCall): RecordedCall {
-  const { session, call, requestBody, outcome } = finished;
+  const { session, call, outcome } = finished;
   const tokens = outcome.tokens;
-  const body = typeof requestBody === 'object' && requestBody !== null ? (requestBody as Record<string, unknown>) : {};
-  return {
-    rolloutId: session.rolloutId,
-    seq: finished.seq,
-    label: call?.label ?? 'policy',
-    protocol: finished.protocol,
-    model: call?.model ?? (typeof body.model === 'string' ? body.model : ''),
-    stream: call?.stream ?? body.stream === true,
-    request: requestBody,
-    requestJson: rawJsonOf(requestBody),
-    response: outcome.response,
-    responseJson: outcome.responseJson,
-    status: outcome.status,
-    error: outcome.error,
-    promptTokenIds: tokens?.promptTokenIds ?? null,
-    completionTokenIds: tokens?.completionTokenIds ?? null,
-    logprobs: tokens?.logprobs ?? null,
-    finishReason: tokens?.finishReason ?? null,
-    upstream: outcome.upstream,
-    startedAt: finished.startedAt,
-    ttfbMs: outcome.ttfbMs,
-    durationMs: finished.durationMs,
-    missingTokenIds: tokens?.missingTokenIds ?? false,
-  };
+  const requestJson = Buffer.isBuffer(finished.request) ? finished.request.toString('utf8') : undefined;
+  const record = new ProxiedCall(requestJson, requestJson === undefined ? finished.request : undefined);
+  const invalid = call === undefined ? record.request : undefined;
+  const body = typeof invalid === 'object' && invalid !== null ? (invalid as Record<string, unknown>) : {};
+  record.rolloutId = session.rolloutId;
+  record.seq = finished.seq;
+  record.label = call?.label ?? 'policy';
+  record.protocol = finished.protocol;
+  record.model = call?.model ?? (typeof body.model === 'string' ? body.model : '');
+  record.stream = call?.stream ?? body.stream === true;
+  record.response = outcome.response;
+  record.responseJson = outcome.responseJson;
+  record.status = outcome.status;
+  record.error = outcome.error;
+  record.promptTokenIds = tokens?.promptTokenIds ?? null;
+  record.completionTokenIds = tokens?.completionTokenIds ?? null;
+  record.logprobs = tokens?.logprobs ?? null;
+  record.finishReason = tokens?.finishReason ?? null;
+  record.upstream = outcome.upstream;
+  record.startedAt = finished.startedAt;
+  record.ttfbMs = outcome.ttfbMs;
+  record.durationMs = finished.durationMs;
+  record.missingTokenIds = tokens?.missingTokenIds ?? false;
+  return record;
+}
+
+/**
+ * A record whose `request` is parsed from `requestJson` only when a reader asks (the store keeps the
+ * text): parsing it again would cost a large request milliseconds. A class, so the getter is on the
+ * prototype: an object literal with a getter of its own outlived its call (V8 kept it, and all it
+ * points to, until a full GC), which doubled what the young-generation GC promoted.
+ */
+class ProxiedCall implements RecordedCall {
+  rolloutId = '';
+  seq = 0;
+  label: RecordedCall['label'] = 'policy';
+  protocol: ProtocolName = 'chat';
+  model = '';
+  stream = false;
+  response: unknown = null;
+  responseJson: string | undefined = undefined;
+  status = 0;
+  error: string | null = null;
+  promptTokenIds: number[] | null = null;
+  completionTokenIds: number[] | null = null;
+  logprobs: number[] | null = null;
+  finishReason: string | null = null;
+  upstream = '';
+  startedAt = 0;
+  ttfbMs: number | null = null;
+  durationMs = 0;
+  missingTokenIds = false;
+
+  constructor(
+    readonly requestJson: string | undefined,
+    private parsedRequest: unknown,
+  ) {}
+
+  get request(): unknown {
+    if (this.parsedRequest === undefined && this.requestJson !== undefined) this.parsedRequest = JSON.parse(this.requestJson);
+    return this.parsedRequest;
+  }
 }

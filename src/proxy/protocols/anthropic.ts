@@ -14,13 +14,15 @@ export const anthropicMessagesProtocol: Protocol = {
 
   prepare(body: unknown): PreparedCall {
     const request = parseMessagesRequest(body);
+    // the translators see the model alone: a call waiting for its model keeps them, not the request
+    const model = request.model;
     return {
-      model: request.model,
+      model,
       stream: request.stream === true,
       label: 'policy',
       upstreamRequest: chatRequest(request),
-      translateResponse: (upstream: ChatBody) => anthropicResponse(upstream, request.model),
-      streamTranslator: () => new AnthropicStreamTranslator(request.model),
+      translateResponse: (upstream: ChatBody) => anthropicResponse(upstream, model),
+      streamTranslator: () => new AnthropicStreamTranslator(model),
     };
   },
 

@@ -12,12 +12,16 @@ export interface ResponsesUsage {
   total_tokens: number;
 }
 
+/** The request settings a `response` object echoes. */
+type EchoedSettings = Pick<ResponsesRequest, 'instructions' | 'max_output_tokens' | 'parallel_tool_calls' | 'temperature' | 'tool_choice' | 'tools' | 'top_p'>;
+
 /** The fields of a `response` object fixed when the request arrives. */
 export interface ResponseHeader {
   id: string;
   created_at: number;
   model: string;
-  request: ResponsesRequest;
+  /** Not the whole request: the header lives as long as the call, and `input` is the whole conversation. */
+  request: EchoedSettings;
 }
 
 export interface ResponseState {
@@ -29,7 +33,13 @@ export interface ResponseState {
 }
 
 export function responseHeader(request: ResponsesRequest): ResponseHeader {
-  return { id: responsesId('resp'), created_at: Math.floor(Date.now() / 1000), model: request.model, request };
+  const { instructions, max_output_tokens, parallel_tool_calls, temperature, tool_choice, tools, top_p } = request;
+  return {
+    id: responsesId('resp'),
+    created_at: Math.floor(Date.now() / 1000),
+    model: request.model,
+    request: { instructions, max_output_tokens, parallel_tool_calls, temperature, tool_choice, tools, top_p },
+  };
 }
 
 /** A `response` object as OpenAI sends it, echoing the request's settings. */

@@ -34,14 +34,16 @@ export const responsesProtocol = {
     if (request.temperature != null) upstreamRequest.temperature = request.temperature;
     if (request.top_p != null) upstreamRequest.top_p = request.top_p;
 
+    // what the translators need, and no more: a call waiting for its model keeps them
     const header = responseHeader(request);
+    const toolNames = tools.names;
     return {
       model: request.model,
       stream: request.stream === true,
       label: 'policy',
       upstreamRequest,
-      translateResponse: (upstream: ChatBody) => responseFromCompletion(header, upstream, tools.names),
-      streamTranslator: () => new ResponsesStreamTranslator(header, tools.names),
+      translateResponse: (upstream: ChatBody) => responseFromCompletion(header, upstream, toolNames),
+      streamTranslator: () => new ResponsesStreamTranslator(header, toolNames),
     };
   },
 

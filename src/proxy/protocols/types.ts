@@ -39,6 +39,9 @@ export interface PreparedCall {
   streamTranslator(): StreamTranslator;
 }
 
+/** What answering a call needs from it once the upstream answers: the request itself is not needed by then. */
+export type AnswerTranslator = Pick<PreparedCall, 'stream' | 'translateResponse' | 'streamTranslator'>;
+
 /**
  * A validated request that needs no generation (Anthropic count_tokens): the proxy answers 200 with
  * what `answerLocally` returns instead of forwarding a chat completion, and records no token ids.

@@ -50,8 +50,21 @@ export class UpstreamPool {
     });
   }
 
-  postChat(request: ChatRequestBody, session: ProxySession, signal: AbortSignal): Promise<UpstreamAnswer> {
+  /**
+   * Sends a chat request. With `again`, the request is dropped once the first attempt is sent and a
+   * retry asks `again` for it: a generation takes seconds, and the young-generation GC would copy a
+   * request kept for it at every pass. Without `again`, the request is kept for retries.
+   */
+  postChat(request: ChatRequestBody, session: ProxySession, signal: AbortSignal, again?: () => ChatRequestBody): Promise<UpstreamAnswer> {
     const stream = request.stream === true;
+    // No closure here may see `request` itself, or it would live with the call.
+    let unsent: ChatRequestBody | undefined = request;
+    const next = (): ChatRequestBody => {
+      if (unsent === undefined) return (again as () => ChatRequestBody)();
+      const first = unsent;
+      if (again) unsent = undefined;
+      return first;
+    };
     return this.send(session, signal, (target) => ({
       method: 'POST',
       url: target.chatCompletions,
@@ -60,7 +73,7 @@ export class UpstreamPool {
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },
-      body: JSON.stringify(upstreamBody(request, target.config.kind, this.sampling)),
+      body: JSON.stringify(upstreamBody(next(), target.config.kind, this.sampling)),
       signal,
     }));
   }
@@ -101,6 +114,19 @@ export class UpstreamPool {
     return headers;
   }
 
+  /**
+   * `sendHttpRequest`, with a synchronous throw (e.g. a header Node refuses) turned into a rejection.
+   * A function of its own so that no async frame holds the request: `send` would keep it, body and
+   * all, in its saved state from the `await` to the answer's headers.
+   */
+  private attempt(request: HttpRequest): Promise<IncomingMessage> {
+    try {
+      return sendHttpRequest(this.agents, request, this.timeouts);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   private async send(
     session: ProxySession,
     signal: AbortSignal,
@@ -110,11 +136,11 @@ export class UpstreamPool {
     for (let attempt = 1; ; attempt++) {
       const target = this.targets[index] as Target;
       const last = attempt >= this.retry.attempts;
-      // built outside the try: a failure here is the proxy's, not the upstream's
-      const request = build(target);
+      // outside the try: a failure to build the request is the proxy's, not the upstream's
+      const sent = this.attempt(build(target));
       let response: IncomingMessage;
       try {
-        response = await sendHttpRequest(this.agents, request, this.timeouts);
+        response = await sent;
       } catch (err) {
         const timedOut = err instanceof UpstreamTimeoutError;
         if (signal.aborted || last || (timedOut && err.phase !== 'connect')) throw unreachable(target, err, signal);

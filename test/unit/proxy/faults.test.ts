@@ -20,6 +20,28 @@ describe('upstream faults', () => {
     expect(calls[0]).toMatchObject({ status: 200, error: null, completionTokenIds: fx.fake.produced[0]?.completionTokenIds });
   });
 
+  // The first attempt's request is dropped once sent (so a call waiting for its model holds none of
+  // it); a retry prepares it again from the harness's bytes and must send the very same request.
+  it.each([
+    ['chat', '/chat/completions', { model: 'policy', messages: [{ role: 'system', content: 'Be brief.' }, ...USER_MESSAGES], tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object' } } }] }],
+    ['responses', '/responses', { model: 'policy', instructions: 'Be brief.', input: [{ role: 'user', content: 'Say hello.' }], tools: [{ type: 'function', name: 'ls', parameters: { type: 'object' } }] }],
+    ['anthropic', '/messages', { model: 'policy', max_tokens: 64, system: 'Be brief.', messages: USER_MESSAGES, tools: [{ name: 'ls', input_schema: { type: 'object' } }] }],
+  ])('a retried %s call sends the upstream the same request again, and records the harness body', async (_, path, body) => {
+    fx = await startFixture();
+    fx.fake.script.push({ kind: 'status', status: 503 }, { kind: 'status', status: 502 });
+    const session = fx.session();
+    const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect(fx.fake.requests).toHaveLength(3);
+    const [first, ...retries] = fx.fake.requests.map((r) => r.body);
+    expect(first).toMatchObject({ model: 'policy', return_token_ids: true });
+    for (const retry of retries) expect(retry).toEqual(first);
+    const [call] = await fx.sink.waitFor(1);
+    expect(call?.status).toBe(200);
+    expect(call?.request).toEqual(body);
+    expect(call?.requestJson).toBe(JSON.stringify(body));
+  });
+
   it('gives up after 3 attempts and passes the status on, recorded with the error', async () => {
     fx = await startFixture();
     fx.fake.script.push(...[1, 2, 3].map(() => ({ kind: 'status' as const, status: 503, message: 'engine overloaded' })));
