@@ -34,6 +34,7 @@
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink] [--skip-memory]
+//                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -65,6 +66,7 @@ const { values } = parseArgs({
     'pace-token-ms': { type: 'string', default: '5' },
     'tool-ms': { type: 'string', default: '100' },
     'paced-calls-per-client': { type: 'string', default: '60' },
+    'request-kb': { type: 'string', default: '4' },
     'passthrough-cpu-us': { type: 'string', default: '0' },
     'record-linger-ms': { type: 'string', default: '' },
     streams: { type: 'string', default: '1000' },
@@ -74,6 +76,9 @@ const { values } = parseArgs({
     'skip-memory': { type: 'boolean', default: false },
   },
 });
+/** Size of each non-streamed request body, in KB (at least the ~4 KB base turn). */
+const REQUEST_KB = Number(values['request-kb']);
+if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);
 
 // ── roles ───────────────────────────────────────────────────────────────────
 
@@ -495,8 +500,24 @@ async function startTimedSim(options) {
   return { url: `http://127.0.0.1:${app.server.address().port}/v1`, serviceMs, close: () => app.close() };
 }
 
-/** A mid-sized agent turn: system prompt, one tool, a short history (~4 KB). */
+/**
+ * A mid-sized agent turn: system prompt, one tool, a short history (~4 KB). With `--request-kb N`,
+ * more tool turns are appended until the body is N KB: a long rollout's request, whose whole history
+ * the harness sends with every call.
+ */
 function requestBody(stream) {
+  const body = baseRequestBody(stream);
+  for (let turn = 2; JSON.stringify(body).length < REQUEST_KB * 1024; turn++) {
+    const id = `call_${turn}`;
+    body.messages.push(
+      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"sed -n ${turn},${turn + 40}p src/app.py"}` } }] },
+      { role: 'tool', tool_call_id: id, content: `${turn}: def handler(request):\n    return respond(request.args, status=200)\n`.repeat(12) },
+    );
+  }
+  return body;
+}
+
+function baseRequestBody(stream) {
   const system = 'You are a coding agent working in /workspace. '.repeat(60);
   return {
     model: 'policy',
@@ -516,7 +537,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
   const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; loopback; ${ROUNDS} interleaved rounds per target`);
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(requestBody(false)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
   console.log('targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)');
   const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, toolMs, modes: [] };
   for (const { mode, speed, rows, recorded } of results) {

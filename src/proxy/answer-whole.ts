@@ -6,7 +6,8 @@ import { errorTypeForStatus } from './http-error.js';
 import type { AnswerTranslator, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { TokenCapture } from './token-capture.js';
-import { readText } from './upstream/http-client.js';
+import { readBytes } from './upstream/http-client.js';
+import { splitPromptTokenIds } from './upstream/prompt-ids-json.js';
 import { UpstreamTimeoutError } from './upstream/upstream-timeouts.js';
 
 /** A non-streamed answer may carry logprobs for thousands of tokens; anything larger is broken. */
@@ -22,10 +23,13 @@ export async function answerWhole(
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
   let body: ChatBody;
+  let promptTokenIds: Int32Array | undefined;
   try {
-    const parsed: unknown = JSON.parse(await readText(upstream.response, MAX_RESPONSE_BYTES));
+    const answer = splitPromptTokenIds(await readBytes(upstream.response, MAX_RESPONSE_BYTES));
+    const parsed: unknown = JSON.parse(answer.json);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
     body = parsed as ChatBody;
+    promptTokenIds = answer.promptTokenIds;
   } catch (err) {
     if (signal.aborted) {
       return { status: CLIENT_CLOSED_REQUEST, response: null, error: 'client disconnected', ttfbMs: null, tokens: null, upstream: upstream.url };
@@ -37,7 +41,7 @@ export async function answerWhole(
     return { status, response: null, error, ttfbMs: elapsedMs(), tokens: null, upstream: upstream.url };
   }
   const capture = new TokenCapture();
-  capture.addResponse(body);
+  capture.addResponse(body, promptTokenIds);
   const tokens = capture.result();
   const clientBody = call.translateResponse(body);
   const responseJson = writeJson(res, 200, clientBody);

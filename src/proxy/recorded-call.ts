@@ -1,4 +1,4 @@
-import type { ProtocolName, ProxySession, RecordedCall } from '../store/types.js';
+import type { ProtocolName, ProxySession, RecordedCall, TokenIds } from '../store/types.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
 
@@ -65,7 +65,7 @@ class ProxiedCall implements RecordedCall {
   responseJson: string | undefined = undefined;
   status = 0;
   error: string | null = null;
-  promptTokenIds: number[] | null = null;
+  promptTokenIds: TokenIds | null = null;
   completionTokenIds: number[] | null = null;
   logprobs: number[] | null = null;
   finishReason: string | null = null;

@@ -1,8 +1,9 @@
+import type { TokenIds } from '../store/types.js';
 import type { ChatBody, ChatChoice, ChatDelta } from './chat-wire.js';
 
 /** What a call produced at token level, as the upstream reported it (choice 0). */
 export interface CapturedTokens {
-  promptTokenIds: number[] | null;
+  promptTokenIds: TokenIds | null;
   completionTokenIds: number[] | null;
   /** One per completion token, or null when the upstream's logprobs do not line up with the ids. */
   logprobs: number[] | null;
@@ -36,15 +37,17 @@ function hasOutput(delta: ChatDelta | undefined): boolean {
  * stream chunk in order. Never invents ids: anything missing is reported through `missingTokenIds`.
  */
 export class TokenCapture {
-  private promptIds: number[] | null = null;
+  private promptIds: TokenIds | null = null;
   private completionIds: number[] | null = null;
   private logprobs: number[] = [];
   private logprobsBroken = false;
   private finishReason: string | null = null;
   private outputWithoutIds = false;
 
-  addResponse(body: ChatBody): void {
-    if (isIdList(body.prompt_token_ids)) this.promptIds = body.prompt_token_ids;
+  /** `promptTokenIds`: the ids when they were read from the answer's bytes (its `prompt_token_ids` is then null). */
+  addResponse(body: ChatBody, promptTokenIds?: Int32Array): void {
+    if (promptTokenIds) this.promptIds = promptTokenIds;
+    else if (isIdList(body.prompt_token_ids)) this.promptIds = body.prompt_token_ids;
     const choice = firstChoice(body);
     if (!choice) return;
     if (isIdList(choice.token_ids)) this.completionIds = choice.token_ids;

@@ -1,13 +1,14 @@
 import { endianness } from 'node:os';
+import type { TokenIds } from './types.js';
 
 /** Token ids and logprobs are stored as little-endian binary arrays: compact and fast to decode. */
 
 const LITTLE_ENDIAN = endianness() === 'LE';
 
-export function encodeIds(ids: number[] | null): Buffer | null {
+export function encodeIds(ids: TokenIds | null): Buffer | null {
   if (!ids) return null;
   // a typed array holds platform-endian values: copied out in one go where that is little-endian
-  if (LITTLE_ENDIAN) return Buffer.from(Int32Array.from(ids).buffer);
+  if (LITTLE_ENDIAN) return ids instanceof Int32Array ? Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength) : Buffer.from(Int32Array.from(ids).buffer);
   const buf = Buffer.allocUnsafe(ids.length * 4);
   ids.forEach((id, i) => buf.writeInt32LE(id, i * 4));
   return buf;

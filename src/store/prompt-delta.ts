@@ -8,6 +8,7 @@
 
 import { RecentCalls } from './recent-calls.js';
 import { SpareBuffers } from './spare-buffers.js';
+import type { TokenIds } from './types.js';
 
 /** Fewer shared tokens than this are not worth a reference. */
 const MIN_SHARED_TOKENS = 32;
@@ -20,7 +21,7 @@ export interface PromptDelta {
   baseSeq: number;
   sharedLen: number;
   /** The prompt tokens after the shared prefix. */
-  suffix: number[];
+  suffix: TokenIds;
 }
 
 /** Remembers the last calls of each rollout as they are written, to store the next prompt as a delta. */
@@ -30,7 +31,7 @@ export class PromptDeltaWriter {
   private readonly recent = new RecentCalls<Int32Array<ArrayBuffer>>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, tokenCapacity, (tokens) => this.spare.give(tokens.buffer));
 
   /** The delta for a prompt about to be written, or undefined to store it whole. */
-  compact(rolloutId: string, seq: number, prompt: readonly number[]): PromptDelta | undefined {
+  compact(rolloutId: string, seq: number, prompt: TokenIds): PromptDelta | undefined {
     let baseSeq = 0;
     let bestShared = 0;
     for (const c of this.recent.of(rolloutId)) {
@@ -48,7 +49,7 @@ export class PromptDeltaWriter {
   }
 
   /** Call once the row is written, or goes into the same atomic write as the rows that may use it: only stored rows may serve as a base. */
-  remember(rolloutId: string, seq: number, prompt: readonly number[], completion: readonly number[] | null): void {
+  remember(rolloutId: string, seq: number, prompt: TokenIds, completion: readonly number[] | null): void {
     const length = prompt.length + (completion?.length ?? 0);
     const tokens = new Int32Array(this.spare.take(length * Int32Array.BYTES_PER_ELEMENT), 0, length);
     tokens.set(prompt);
@@ -62,7 +63,7 @@ function tokenCapacity(tokens: Int32Array): number {
   return tokens.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT;
 }
 
-function sharedPrefix(a: Int32Array, b: readonly number[]): number {
+function sharedPrefix(a: Int32Array, b: TokenIds): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a[i] === b[i]) i++;

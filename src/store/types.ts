@@ -3,6 +3,9 @@
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 
 export type CallLabel = 'policy' | 'helper' | 'count_tokens';
+
+/** Token ids: a plain array, or an Int32Array where the proxy read them straight from the upstream's bytes. */
+export type TokenIds = readonly number[] | Int32Array;
 export type ProtocolName = 'chat' | 'responses' | 'anthropic';
 
 /** One model call that went through the recording proxy. */
@@ -26,7 +29,7 @@ export interface RecordedCall {
   /** HTTP status returned to the harness. */
   status: number;
   error: string | null;
-  promptTokenIds: number[] | null;
+  promptTokenIds: TokenIds | null;
   completionTokenIds: number[] | null;
   /** One logprob per completion token. */
   logprobs: number[] | null;

@@ -50,7 +50,7 @@ export async function rolloutTokenViews(calls: RecordedCall[], context: RolloutC
       views.set(call.seq, { segment: sample.segment, excluded: null, decoded: decode, tokens });
     } else {
       // Not in any sample (helper, failed, no token ids): the raw ids as recorded.
-      const tokens: TokenCell[] = (call.promptTokenIds ?? []).map((id) => cell(id, 'prompt', undefined, decode));
+      const tokens: TokenCell[] = Array.from(call.promptTokenIds ?? [], (id) => cell(id, 'prompt', undefined, decode));
       (call.completionTokenIds ?? []).forEach((id, i) => tokens.push(cell(id, 'model', call.logprobs?.[i], decode)));
       views.set(call.seq, { segment: null, excluded: exclusionReason(call), decoded: decode, tokens });
     }

@@ -76,11 +76,16 @@ function responseOf(req: http.ClientRequest, signal: AbortSignal, timeouts: Upst
   });
 }
 
+/** Reads a response body to text, giving up after `limit` bytes. */
+export async function readText(response: http.IncomingMessage, limit = 1 << 20): Promise<string> {
+  return (await readBytes(response, limit)).toString('utf8');
+}
+
 /**
- * Reads a response body to text, giving up after `limit` bytes. Plain 'data' events: an async
- * iterator costs a promise and a stream watcher per chunk, on the path of every non-streamed call.
+ * Reads a response body, giving up after `limit` bytes. Plain 'data' events: an async iterator
+ * costs a promise and a stream watcher per chunk, on the path of every non-streamed call.
  */
-export function readText(response: http.IncomingMessage, limit = 1 << 20): Promise<string> {
+export function readBytes(response: http.IncomingMessage, limit = 1 << 20): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -96,7 +101,7 @@ export function readText(response: http.IncomingMessage, limit = 1 << 20): Promi
     };
     const onEnd = () => {
       cleanup();
-      resolve(parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts, size).toString('utf8'));
+      resolve(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
     };
     const onError = (err: Error) => {
       cleanup();

@@ -42,7 +42,7 @@ describe('chat completions through the official OpenAI SDK', () => {
     });
     expect(call?.request).toEqual({ model: 'policy', messages: USER_MESSAGES });
     expect(call?.response).toEqual(JSON.parse(JSON.stringify(completion)));
-    expect(call?.promptTokenIds).toEqual(produced?.promptTokenIds);
+    expect(call?.promptTokenIds && Array.from(call.promptTokenIds)).toEqual(produced?.promptTokenIds);
     expect(call?.completionTokenIds).toEqual(produced?.completionTokenIds);
     expect(call?.logprobs).toEqual(produced?.logprobs);
     expect(call?.ttfbMs).toBeGreaterThan(0);
@@ -69,7 +69,7 @@ describe('chat completions through the official OpenAI SDK', () => {
     const produced = fx.fake.produced[0];
     expect(call?.stream).toBe(true);
     expect(call?.finishReason).toBe('tool_calls');
-    expect(call?.promptTokenIds).toEqual(produced?.promptTokenIds);
+    expect(call?.promptTokenIds && Array.from(call.promptTokenIds)).toEqual(produced?.promptTokenIds);
     expect(call?.completionTokenIds).toEqual(produced?.completionTokenIds);
     expect(call?.completionTokenIds?.length).toBeGreaterThan(3);
     expect(call?.logprobs).toEqual(produced?.logprobs);

@@ -68,7 +68,7 @@ describe('Responses protocol through the official OpenAI SDK', () => {
     expect(call?.request).toEqual({ model: 'policy', instructions: 'Be brief.', input: 'Say hello.' });
     const { output_text: _added, ...sent } = response;
     expect(call?.response).toEqual(JSON.parse(JSON.stringify(sent)));
-    expect(call?.promptTokenIds).toEqual(produced.promptTokenIds);
+    expect(call?.promptTokenIds && Array.from(call.promptTokenIds)).toEqual(produced.promptTokenIds);
     expect(call?.completionTokenIds).toEqual(produced.completionTokenIds);
   });
 

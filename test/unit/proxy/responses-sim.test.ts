@@ -132,7 +132,7 @@ function expectPrefixProperty(calls: RecordedCall[]): void {
   for (let k = 1; k < calls.length; k++) {
     const before = [...(calls[k - 1]?.promptTokenIds ?? []), ...(calls[k - 1]?.completionTokenIds ?? [])];
     expect(before.length).toBeGreaterThan(0);
-    expect(calls[k]?.promptTokenIds?.slice(0, before.length)).toEqual(before);
+    expect(Array.from(calls[k]?.promptTokenIds ?? []).slice(0, before.length)).toEqual(before);
   }
 }
 
@@ -207,7 +207,7 @@ describe('Responses protocol against the built-in sim upstream', () => {
       for (const call of calls) {
         expect(call).toMatchObject({ protocol: 'responses', stream, status: 200, error: null, missingTokenIds: false });
         const direct = await directIds(call);
-        expect(call.promptTokenIds).toEqual(direct.prompt);
+        expect(call.promptTokenIds && Array.from(call.promptTokenIds)).toEqual(direct.prompt);
         expect(call.completionTokenIds).toEqual(direct.completion);
         expect(call.logprobs).toHaveLength(direct.completion.length);
       }

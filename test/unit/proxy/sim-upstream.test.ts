@@ -70,13 +70,13 @@ describe('against the built-in sim upstream', () => {
     const calls = await sink.waitFor(2);
     calls.forEach((call, i) => {
       expect(call.missingTokenIds).toBe(false);
-      expect(call.promptTokenIds).toEqual(direct[i]?.prompt_token_ids);
+      expect(call.promptTokenIds && Array.from(call.promptTokenIds)).toEqual(direct[i]?.prompt_token_ids);
       expect(call.completionTokenIds).toEqual(direct[i]?.choices[0]?.token_ids);
       expect(call.logprobs).toHaveLength(call.completionTokenIds?.length ?? -1);
     });
     // multi-turn prefix: the second prompt starts with the first prompt plus its completion
     const [one, two] = calls;
-    expect(two?.promptTokenIds?.slice(0, (one?.promptTokenIds?.length ?? 0) + (one?.completionTokenIds?.length ?? 0))).toEqual([
+    expect(Array.from(two?.promptTokenIds ?? []).slice(0, (one?.promptTokenIds?.length ?? 0) + (one?.completionTokenIds?.length ?? 0))).toEqual([
       ...(one?.promptTokenIds ?? []),
       ...(one?.completionTokenIds ?? []),
     ]);

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { splitPromptTokenIds } from '../../../src/proxy/upstream/prompt-ids-json.js';
+import { seededRandom } from '../../../src/util/seeded-random.js';
+
+/** A vLLM-shaped whole answer: prompt_token_ids at the top level, between other members. */
+function answer(promptIds: unknown, content = 'Sure.', extra: Record<string, unknown> = {}) {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', token_ids: [5, 6], logprobs: { content: [{ token: 'a', logprob: -0.5 }] } }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    prompt_logprobs: null,
+    prompt_token_ids: promptIds,
+    kv_transfer_params: null,
+    ...extra,
+  };
+}
+
+function split(value: unknown, space?: number) {
+  const result = splitPromptTokenIds(Buffer.from(JSON.stringify(value, null, space)));
+  return { ...result, parsed: JSON.parse(result.json) as Record<string, unknown>, ids: result.promptTokenIds && Array.from(result.promptTokenIds) };
+}
+
+describe('prompt_token_ids read from the bytes of a whole answer', () => {
+  it('reads the ids JSON.parse would, and leaves every other member as it was', () => {
+    const random = seededRandom(7);
+    for (let round = 0; round < 200; round++) {
+      const length = round % 10 === 0 ? Math.floor(random() * 40_000) : Math.floor(random() * 300);
+      const ids = Array.from({ length }, () => Math.floor(random() * 2 ** 31) * (random() < 0.02 ? -1 : 1));
+      const body = answer(ids, `turn ${round}: naïve café ✓ "quoted" \\ [not, a, list]`);
+      const { ids: read, parsed } = split(body, round % 3 === 0 ? 2 : undefined);
+      expect(read).toEqual(ids);
+      expect(parsed).toEqual({ ...body, prompt_token_ids: null });
+    }
+  });
+
+  it('reuses its scratch space without leaking one answer into the next', () => {
+    expect(split(answer(Array.from({ length: 50_000 }, (_, i) => i))).ids).toHaveLength(50_000);
+    expect(split(answer([3, 1, 2])).ids).toEqual([3, 1, 2]);
+    expect(split(answer([])).ids).toEqual([]);
+  });
+
+  it('finds the top-level key when the same text sits in a message or deeper in the answer', () => {
+    const inContent = answer([1, 2, 3], 'the field "prompt_token_ids":[9,9] is vLLM\'s');
+    expect(split(inContent).ids).toEqual([1, 2, 3]);
+    expect(split(inContent).parsed).toEqual({ ...inContent, prompt_token_ids: null });
+    // a nested list of the same name (after the real one) is not the answer's: left to JSON.parse
+    const nested = answer([1, 2, 3], 'ok', { debug: { prompt_token_ids: [8, 8] } });
+    const result = split(nested);
+    expect(result.promptTokenIds).toBeUndefined();
+    expect(result.parsed).toEqual(nested);
+  });
+
+  it('leaves anything but a list of 32-bit integers to JSON.parse', () => {
+    for (const value of [null, [1.5, 2], [2 ** 31], [-(2 ** 31) - 1], ['1'], [1, null], 'ids', {}]) {
+      const body = answer(value);
+      const result = split(body);
+      expect(result.promptTokenIds, JSON.stringify(value)).toBeUndefined();
+      expect(result.parsed).toEqual(body);
+    }
+    const without = { id: 'x', choices: [] };
+    expect(split(without)).toMatchObject({ promptTokenIds: undefined, parsed: without });
+  });
+
+  it('passes a truncated, malformed or unusually written list on whole, for JSON.parse to judge', () => {
+    const text = JSON.stringify(answer([1, 2, 3]));
+    const variants = [text.slice(0, text.indexOf('[1,2') + 3), text.replace('[1,2,3]', '[1,,3]'), text.replace('[1,2,3]', '[1 2 3]'), text.replace('[1,2,3]', '[1e3,2]')];
+    for (const broken of variants) {
+      const result = splitPromptTokenIds(Buffer.from(broken));
+      expect(result.promptTokenIds).toBeUndefined();
+      expect(result.json).toBe(broken);
+    }
+  });
+});
