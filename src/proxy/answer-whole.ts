@@ -7,7 +7,7 @@ import type { AnswerTranslator, Protocol } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { TokenCapture } from './token-capture.js';
 import { readBytes } from './upstream/http-client.js';
-import { splitPromptTokenIds } from './upstream/prompt-ids-json.js';
+import { parseAnswer } from './upstream/prompt-ids-json.js';
 import { UpstreamTimeoutError } from './upstream/upstream-timeouts.js';
 
 /** A non-streamed answer may carry logprobs for thousands of tokens; anything larger is broken. */
@@ -23,13 +23,8 @@ export async function answerWhole(
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
   let body: ChatBody;
-  let promptTokenIds: Int32Array | undefined;
   try {
-    const answer = splitPromptTokenIds(await readBytes(upstream.response, MAX_RESPONSE_BYTES));
-    const parsed: unknown = JSON.parse(answer.json);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-    body = parsed as ChatBody;
-    promptTokenIds = answer.promptTokenIds;
+    body = parseAnswer(await readBytes(upstream.response, MAX_RESPONSE_BYTES));
   } catch (err) {
     if (signal.aborted) {
       return { status: CLIENT_CLOSED_REQUEST, response: null, error: 'client disconnected', ttfbMs: null, tokens: null, upstream: upstream.url };
@@ -41,7 +36,7 @@ export async function answerWhole(
     return { status, response: null, error, ttfbMs: elapsedMs(), tokens: null, upstream: upstream.url };
   }
   const capture = new TokenCapture();
-  capture.addResponse(body, promptTokenIds);
+  capture.addResponse(body);
   const tokens = capture.result();
   const clientBody = call.translateResponse(body);
   const responseJson = writeJson(res, 200, clientBody);

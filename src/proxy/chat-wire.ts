@@ -58,8 +58,11 @@ export interface ChatBody {
   model?: string;
   choices?: ChatChoice[];
   usage?: ChatUsage | null;
-  /** vLLM with return_token_ids (first chunk only when streaming). */
-  prompt_token_ids?: number[] | null;
+  /**
+   * vLLM with return_token_ids (first chunk only when streaming). An Int32Array when the proxy read
+   * the ids straight from the bytes (`splitPromptTokenIds`).
+   */
+  prompt_token_ids?: number[] | Int32Array | null;
   /** An error reported inside a stream. */
   error?: { message?: string; [key: string]: unknown };
   [key: string]: unknown;

@@ -16,6 +16,10 @@ function isIdList(value: unknown): value is number[] {
   return Array.isArray(value) && value.every((v) => Number.isInteger(v));
 }
 
+function isPromptIds(value: unknown): value is TokenIds {
+  return value instanceof Int32Array || isIdList(value);
+}
+
 function firstChoice(body: ChatBody): ChatChoice | undefined {
   if (!Array.isArray(body.choices)) return undefined;
   return body.choices.find((c) => typeof c === 'object' && c !== null && (c.index ?? 0) === 0);
@@ -44,10 +48,8 @@ export class TokenCapture {
   private finishReason: string | null = null;
   private outputWithoutIds = false;
 
-  /** `promptTokenIds`: the ids when they were read from the answer's bytes (its `prompt_token_ids` is then null). */
-  addResponse(body: ChatBody, promptTokenIds?: Int32Array): void {
-    if (promptTokenIds) this.promptIds = promptTokenIds;
-    else if (isIdList(body.prompt_token_ids)) this.promptIds = body.prompt_token_ids;
+  addResponse(body: ChatBody): void {
+    if (isPromptIds(body.prompt_token_ids)) this.promptIds = body.prompt_token_ids;
     const choice = firstChoice(body);
     if (!choice) return;
     if (isIdList(choice.token_ids)) this.completionIds = choice.token_ids;
@@ -56,7 +58,7 @@ export class TokenCapture {
   }
 
   addChunk(chunk: ChatBody): void {
-    if (isIdList(chunk.prompt_token_ids)) this.promptIds ??= chunk.prompt_token_ids;
+    if (isPromptIds(chunk.prompt_token_ids)) this.promptIds ??= chunk.prompt_token_ids;
     const choice = firstChoice(chunk);
     if (!choice) return;
     if (isIdList(choice.token_ids)) {

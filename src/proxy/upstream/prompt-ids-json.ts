@@ -5,6 +5,8 @@
  * array took more CPU than everything else the proxy does for a call, and made the largest garbage.
  */
 
+import type { ChatBody } from '../chat-wire.js';
+
 const KEY = Buffer.from('"prompt_token_ids"');
 const [QUOTE, BACKSLASH, COMMA, COLON, MINUS, ZERO, NINE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [
   0x22, 0x5c, 0x2c, 0x3a, 0x2d, 0x30, 0x39, 0x7b, 0x7d, 0x5b, 0x5d,
@@ -12,18 +14,19 @@ const [QUOTE, BACKSLASH, COMMA, COLON, MINUS, ZERO, NINE, OPEN_BRACE, CLOSE_BRAC
 /** Token ids fit in 32 bits; a longer run of digits is not an id list this reader handles. */
 const MAX_ID_DIGITS = 10;
 
-export interface SplitAnswer {
-  /** The answer's JSON text, with `prompt_token_ids` set to null when it was read into `promptTokenIds`. */
-  json: string;
-  /** The ids, when the answer had them as a top-level list of integers; otherwise undefined and `json` is the whole text. */
-  promptTokenIds: Int32Array | undefined;
-}
-
-export function splitPromptTokenIds(bytes: Buffer): SplitAnswer {
+/**
+ * Parses an upstream answer (a whole `chat.completion`, or one stream chunk) that must be a JSON
+ * object; its top-level `prompt_token_ids`, when a list of 32-bit integers, comes back as an
+ * Int32Array. Throws what `JSON.parse` throws, or when the value is not an object.
+ */
+export function parseAnswer(bytes: Buffer): ChatBody {
   const list = topLevelIdList(bytes);
-  if (!list) return { json: bytes.toString('utf8'), promptTokenIds: undefined };
-  const json = `${bytes.toString('utf8', 0, list.start)}null${bytes.toString('utf8', list.end)}`;
-  return { json, promptTokenIds: list.ids };
+  const json = list ? `${bytes.toString('utf8', 0, list.start)}null${bytes.toString('utf8', list.end)}` : bytes.toString('utf8');
+  const parsed: unknown = JSON.parse(json);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+  const body = parsed as ChatBody;
+  if (list) body.prompt_token_ids = list.ids;
+  return body;
 }
 
 /** The ids and the byte range of their `[...]`, or undefined for anything but a top-level list of 32-bit integers. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ChatBody } from '../chat-wire.js';
+import { parseAnswer } from './prompt-ids-json.js';
 
 /** Marks the upstream's `data: [DONE]`. */
 export const STREAM_DONE = Symbol('stream done');
@@ -32,12 +33,20 @@ export async function* upstreamChunks(response: IncomingMessage): AsyncGenerator
   }
 }
 
+/**
+ * From this size on, an event with the prompt's ids is encoded back to bytes for `parseAnswer`: its
+ * ids cost ~3x less that way, and below it `JSON.parse` alone is faster than the encoding.
+ */
+const BYTES_PARSE_MIN_CHARS = 32 * 1024;
+
 function parseChunk(data: string): ChatBody {
   let value: unknown;
   try {
+    if (data.length >= BYTES_PARSE_MIN_CHARS && data.includes('"prompt_token_ids"')) return parseAnswer(Buffer.from(data, 'utf8'));
     value = JSON.parse(data);
-  } catch {
-    throw new Error(`upstream sent an event that is not JSON: ${data.slice(0, 200)}`);
+  } catch (err) {
+    const what = err instanceof SyntaxError ? 'JSON' : 'a JSON object';
+    throw new Error(`upstream sent an event that is not ${what}: ${data.slice(0, 200)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Error(`upstream sent an event that is not a JSON object: ${data.slice(0, 200)}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitPromptTokenIds } from '../../../src/proxy/upstream/prompt-ids-json.js';
+import { parseAnswer } from '../../../src/proxy/upstream/prompt-ids-json.js';
 import { seededRandom } from '../../../src/util/seeded-random.js';
 
 /** A vLLM-shaped whole answer: prompt_token_ids at the top level, between other members. */
@@ -16,9 +16,11 @@ function answer(promptIds: unknown, content = 'Sure.', extra: Record<string, unk
   };
 }
 
+/** The answer parsed with its ids as an Int32Array, if they were read from the bytes, and the rest as it was. */
 function split(value: unknown, space?: number) {
-  const result = splitPromptTokenIds(Buffer.from(JSON.stringify(value, null, space)));
-  return { ...result, parsed: JSON.parse(result.json) as Record<string, unknown>, ids: result.promptTokenIds && Array.from(result.promptTokenIds) };
+  const { prompt_token_ids: ids, ...rest } = parseAnswer(Buffer.from(JSON.stringify(value, null, space)));
+  const fromBytes = ids instanceof Int32Array;
+  return { fromBytes, ids: fromBytes ? Array.from(ids) : ids, parsed: { ...rest, prompt_token_ids: fromBytes ? null : ids } };
 }
 
 describe('prompt_token_ids read from the bytes of a whole answer', () => {
@@ -47,7 +49,7 @@ describe('prompt_token_ids read from the bytes of a whole answer', () => {
     // a nested list of the same name (after the real one) is not the answer's: left to JSON.parse
     const nested = answer([1, 2, 3], 'ok', { debug: { prompt_token_ids: [8, 8] } });
     const result = split(nested);
-    expect(result.promptTokenIds).toBeUndefined();
+    expect(result.fromBytes).toBe(false);
     expect(result.parsed).toEqual(nested);
   });
 
@@ -55,20 +57,19 @@ describe('prompt_token_ids read from the bytes of a whole answer', () => {
     for (const value of [null, [1.5, 2], [2 ** 31], [-(2 ** 31) - 1], ['1'], [1, null], 'ids', {}]) {
       const body = answer(value);
       const result = split(body);
-      expect(result.promptTokenIds, JSON.stringify(value)).toBeUndefined();
+      expect(result.fromBytes, JSON.stringify(value)).toBe(false);
       expect(result.parsed).toEqual(body);
     }
     const without = { id: 'x', choices: [] };
-    expect(split(without)).toMatchObject({ promptTokenIds: undefined, parsed: without });
+    expect(parseAnswer(Buffer.from(JSON.stringify(without)))).toEqual(without);
   });
 
-  it('passes a truncated, malformed or unusually written list on whole, for JSON.parse to judge', () => {
+  it('leaves a truncated, malformed or unusually written list to JSON.parse, which judges it', () => {
     const text = JSON.stringify(answer([1, 2, 3]));
-    const variants = [text.slice(0, text.indexOf('[1,2') + 3), text.replace('[1,2,3]', '[1,,3]'), text.replace('[1,2,3]', '[1 2 3]'), text.replace('[1,2,3]', '[1e3,2]')];
-    for (const broken of variants) {
-      const result = splitPromptTokenIds(Buffer.from(broken));
-      expect(result.promptTokenIds).toBeUndefined();
-      expect(result.json).toBe(broken);
+    for (const broken of [text.slice(0, text.indexOf('[1,2') + 3), text.replace('[1,2,3]', '[1,,3]'), text.replace('[1,2,3]', '[1 2 3]')]) {
+      expect(() => parseAnswer(Buffer.from(broken))).toThrow(SyntaxError);
     }
+    expect(parseAnswer(Buffer.from(text.replace('[1,2,3]', '[1e3,2]'))).prompt_token_ids).toEqual([1000, 2]);
+    expect(() => parseAnswer(Buffer.from('[1, 2]'))).toThrow('not a JSON object');
   });
 });

@@ -81,4 +81,33 @@ describe('against the built-in sim upstream', () => {
       ...(one?.completionTokenIds ?? []),
     ]);
   });
+
+  it('records the ids of a long prompt exactly, read from the bytes of each answer, streamed and whole', async () => {
+    sim = await startSimServer({ policy: scriptedPolicy });
+    const sink = new MemorySink();
+    const session = { rolloutId: 'r-long', runId: 'run', taskId: 'task-long', secret: 'long-secret' };
+    proxy = await startProxy({
+      upstreams: [{ url: sim.url, kind: 'vllm' }],
+      sessions: { bySecret: (s) => (s === session.secret ? session : undefined) },
+      sink,
+      logger: new MemoryLogger(),
+    });
+    const client = new OpenAI({ baseURL: `${proxy.url}/s/${session.secret}/v1`, apiKey: 'x', maxRetries: 0 });
+    // ~30 KB of history: the answer's prompt_token_ids run to well over 32 KB of JSON, streamed or not
+    const messages = [{ role: 'user' as const, content: 'Résumé of the log — ✓ passed, ✗ failed:\n'.repeat(700) }];
+    await client.chat.completions.stream({ model: 'policy', messages, tools: TOOLS }).finalChatCompletion();
+    await client.chat.completions.create({ model: 'policy', messages, tools: TOOLS });
+    const res = await fetch(`${sim.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'policy', messages, tools: TOOLS, return_token_ids: true }),
+    });
+    const direct = (await res.json()) as { prompt_token_ids: number[] };
+    expect(JSON.stringify(direct.prompt_token_ids).length).toBeGreaterThan(64 * 1024);
+    for (const call of await sink.waitFor(2)) {
+      expect(call.promptTokenIds).toBeInstanceOf(Int32Array);
+      expect(Array.from(call.promptTokenIds ?? [])).toEqual(direct.prompt_token_ids);
+      expect(call.missingTokenIds).toBe(false);
+    }
+  });
 });
