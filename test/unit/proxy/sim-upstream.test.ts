@@ -30,10 +30,11 @@ describe('against the built-in sim upstream', () => {
     await sim.close();
   });
 
-  it('records the token ids the sim generates, streamed and whole', async () => {
+  /** The sim with `scriptedPolicy`, a proxy in front of it recording to memory, and an SDK client for one rollout. */
+  async function startSimAndProxy(rolloutId: string) {
     sim = await startSimServer({ policy: scriptedPolicy });
     const sink = new MemorySink();
-    const session = { rolloutId: 'r-sim', runId: 'run', taskId: 'task-sim', secret: 'sim-secret' };
+    const session = { rolloutId, runId: 'run', taskId: `task-of-${rolloutId}`, secret: `secret-of-${rolloutId}` };
     proxy = await startProxy({
       upstreams: [{ url: sim.url, kind: 'vllm' }],
       sessions: { bySecret: (s) => (s === session.secret ? session : undefined) },
@@ -41,6 +42,11 @@ describe('against the built-in sim upstream', () => {
       logger: new MemoryLogger(),
     });
     const client = new OpenAI({ baseURL: `${proxy.url}/s/${session.secret}/v1`, apiKey: 'x', maxRetries: 0 });
+    return { sink, client };
+  }
+
+  it('records the token ids the sim generates, streamed and whole', async () => {
+    const { sink, client } = await startSimAndProxy('r-sim');
 
     const first = await client.chat.completions
       .stream({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS })
@@ -83,16 +89,7 @@ describe('against the built-in sim upstream', () => {
   });
 
   it('records the ids of a long prompt exactly, read from the bytes of each answer, streamed and whole', async () => {
-    sim = await startSimServer({ policy: scriptedPolicy });
-    const sink = new MemorySink();
-    const session = { rolloutId: 'r-long', runId: 'run', taskId: 'task-long', secret: 'long-secret' };
-    proxy = await startProxy({
-      upstreams: [{ url: sim.url, kind: 'vllm' }],
-      sessions: { bySecret: (s) => (s === session.secret ? session : undefined) },
-      sink,
-      logger: new MemoryLogger(),
-    });
-    const client = new OpenAI({ baseURL: `${proxy.url}/s/${session.secret}/v1`, apiKey: 'x', maxRetries: 0 });
+    const { sink, client } = await startSimAndProxy('r-long');
     // ~30 KB of history: the answer's prompt_token_ids run to well over 32 KB of JSON, streamed or not
     const messages = [{ role: 'user' as const, content: 'Résumé of the log — ✓ passed, ✗ failed:\n'.repeat(700) }];
     await client.chat.completions.stream({ model: 'policy', messages, tools: TOOLS }).finalChatCompletion();
