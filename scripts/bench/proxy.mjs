@@ -27,12 +27,14 @@
 // compares end-to-end percentiles.
 // `--passthrough-cpu-us N` makes the pass-through burn N µs per call (diagnostic: a forwarder as
 // busy as the proxy shows how much of the proxy's tail its CPU per call alone explains).
+// The proxy lowers its helper threads' priority as `openforge proxy` does; `--helper-nice 0` leaves
+// them at the serving thread's (the comparison in docs/perf.md).
 // Every target asks the upstream for the same work: the direct and pass-through requests carry the
 // token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
 // answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
-//                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N]
+//                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink] [--skip-memory]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
@@ -69,6 +71,7 @@ const { values } = parseArgs({
     'request-kb': { type: 'string', default: '4' },
     'passthrough-cpu-us': { type: 'string', default: '0' },
     'record-linger-ms': { type: 'string', default: '' },
+    'helper-nice': { type: 'string', default: '' },
     streams: { type: 'string', default: '1000' },
     quick: { type: 'boolean', default: false },
     targets: { type: 'string', default: 'direct,passthrough,proxy,proxy-nosink' },
@@ -85,6 +88,7 @@ if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: us
 async function proxyRole() {
   const { startProxy } = await import('../../dist/proxy/server.js');
   const { RECORD_LINGER_MS, Store } = await import('../../dist/store/store.js');
+  const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
   // `--sink none` (diagnostics only): the same proxy recording into a sink that drops every call
   const recordLingerMs = values['record-linger-ms'] ? Number(values['record-linger-ms']) : RECORD_LINGER_MS;
   if (!(recordLingerMs >= 0)) throw new Error(`--record-linger-ms ${values['record-linger-ms']}: use a number of milliseconds, 0 or more`);
@@ -99,6 +103,8 @@ async function proxyRole() {
     sessions: { bySecret: (secret) => sessions.get(secret) },
     sink: store,
   });
+  // as `openforge proxy` does (--helper-nice): V8's and libuv's threads yield to the serving thread
+  lowerHelperThreads(values['helper-nice'] ? Number(values['helper-nice']) : HELPER_THREADS_NICE);
   process.on('message', async (message) => {
     if (message.type === 'rss') process.send({ type: 'rss', rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed });
     if (message.type === 'cpu') process.send(cpuUsage());
@@ -146,6 +152,9 @@ async function passthroughRole() {
     req.pipe(forwarded);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // the same thread policy as the proxy's, so the two differ by what the proxy does alone
+  const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
+  lowerHelperThreads(values['helper-nice'] ? Number(values['helper-nice']) : HELPER_THREADS_NICE);
   process.on('message', (message) => {
     if (message.type === 'cpu') process.send(cpuUsage());
     if (message.type === 'close') process.exit(0);
@@ -312,9 +321,9 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   if (pinned && !pinSelf('0')) throw new Error('taskset failed: cannot run the pinned mode');
   const hop = pinned ? 1 : undefined;
   const procs = {
-    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms']], hop),
-    'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none'], hop),
-    passthrough: child('passthrough', ['--upstream', simUrl], hop),
+    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop),
+    'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none', '--helper-nice', values['helper-nice']], hop),
+    passthrough: child('passthrough', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop),
   };
   const loadgen = child('loadgen', [], pinned ? 0 : undefined);
   const info = {};
@@ -455,6 +464,7 @@ async function main() {
   const toolMs = Number(values['tool-ms']);
   const pacedCallsPerClient = Number(values['paced-calls-per-client']);
   if (!(pacedCallsPerClient >= 1)) throw new Error(`--paced-calls-per-client ${values['paced-calls-per-client']}: use a whole number, 1 or more`);
+  if (values['helper-nice'] !== '' && !/^(1?\d)$/.test(values['helper-nice'])) throw new Error(`--helper-nice ${values['helper-nice']}: use a whole number from 0 to 19`);
   if (!(Number(values['passthrough-cpu-us']) >= 0)) throw new Error(`--passthrough-cpu-us ${values['passthrough-cpu-us']}: use a number of microseconds, 0 or more`);
   if (!(toolMs >= 0)) throw new Error(`--tool-ms ${values['tool-ms']}: use a number of milliseconds, 0 or more`);
   const sims = {

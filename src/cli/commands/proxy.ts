@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startStandaloneProxy, type StandaloneProxy } from '../../proxy/standalone.js';
 import type { UpstreamKind } from '../../proxy/types.js';
+import { HELPER_THREADS_NICE, lowerHelperThreads } from '../../util/helper-threads.js';
 
 interface ProxyCliOptions {
   upstream: string[];
@@ -15,6 +16,7 @@ interface ProxyCliOptions {
   policyModel?: string[];
   tasks?: string;
   open?: boolean;
+  helperNice: number;
 }
 
 /** `openforge proxy`: the recording proxy on its own, in front of the user's inference server. */
@@ -32,6 +34,12 @@ export function proxyCommand(): Command {
     .option('--policy-model <name>', 'model name that is a policy turn; calls for other models are labelled helper (repeatable)', collect)
     .option('--tasks <dir>', 'task folder or suite the sim upstreams solve')
     .option('--open', 'accept ANY API key or path token as a session, used as its rollout id (quick data collection, no isolation)')
+    .option(
+      '--helper-nice <0-19>',
+      "niceness of the process's helper threads (V8's GC and compiler, libuv's file and SQLite work) so they yield to the thread serving calls; 0 leaves them alone",
+      niceness,
+      HELPER_THREADS_NICE,
+    )
     .addHelpText(
       'after',
       '\nEnvironment: OPENFORGE_ADMIN_TOKEN fixes the admin token (otherwise a random one is printed);\n' +
@@ -56,6 +64,8 @@ async function serve(options: ProxyCliOptions): Promise<void> {
     open: options.open === true,
     adminToken: process.env.OPENFORGE_ADMIN_TOKEN || undefined,
   });
+  // after the store is open: libuv starts its threads on first use
+  lowerHelperThreads(options.helperNice);
   process.stdout.write(banner(running, options));
   await untilSignal(() => process.stderr.write('\nopenforge proxy: stopping — finishing in-flight calls and their records (Ctrl-C again to exit now)\n'));
   await running.close();
@@ -118,6 +128,11 @@ function wholeNumber(name: string): (value: string) => number {
     if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} takes a whole number ≥ 0, got "${value}"`);
     return Number(value);
   };
+}
+
+function niceness(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 19) throw new InvalidArgumentError(`--helper-nice takes a whole number from 0 (unchanged) to 19 (lowest priority), got "${value}"`);
+  return Number(value);
 }
 
 function finiteNumber(name: string): (value: string) => number {

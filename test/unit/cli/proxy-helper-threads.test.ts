@@ -1,0 +1,84 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../../../src/store/store.js';
+import { makeSuite } from '../../helpers/tasks.js';
+
+/** Drives the built CLI (`npm test` builds first), as a user starts it. */
+const CLI = path.resolve('bin/openforge.js');
+
+/** Niceness of each thread of `pid`, the main thread first (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceness(pid: number): { main: number; helpers: number[] } {
+  const nice = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16]);
+  const helpers = readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid));
+  return { main: nice(String(pid)), helpers: helpers.map(nice) };
+}
+
+describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yield to the serving thread', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill('SIGKILL');
+    child = undefined;
+  });
+
+  async function startProxy(extra: string[]): Promise<{ url: string; db: string; proc: ChildProcess }> {
+    const db = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-proxy-cli-')), 'calls.db');
+    const tasks = makeSuite([{ id: 'hello' }]);
+    const proc = spawn(process.execPath, [CLI, 'proxy', '--upstream', 'sim:oracle', '--tasks', tasks, '--db', db, '--port', '0', '--open', ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        if (match && out.includes('Ctrl-C to stop')) resolve(match[1]!);
+      });
+      proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      proc.on('exit', (code) => reject(new Error(`openforge proxy exited with ${code}: ${out}`)));
+    });
+    return { url, db, proc };
+  }
+
+  it('lowers every thread but the serving one to nice 19 by default, and still serves and records calls', async () => {
+    const { url, db, proc } = await startProxy([]);
+    const threads = threadNiceness(proc.pid!);
+    expect(threads.main).toBe(0);
+    // V8's 4 platform workers and libuv's 4 pool threads at least
+    expect(threads.helpers.length).toBeGreaterThanOrEqual(8);
+    expect(threads.helpers.every((nice) => nice === 19)).toBe(true);
+
+    const client = new OpenAI({ baseURL: `${url}/s/rollout-a/v1`, apiKey: 'unused', maxRetries: 0 });
+    const answer = await client.chat.completions.create({
+      model: 'policy',
+      messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }],
+    });
+    expect(answer.choices[0]?.message).toBeDefined();
+
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const store = await Store.open(db);
+    try {
+      expect((await store.listCalls('rollout-a')).map((call) => call.status)).toEqual([200]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('leaves the threads alone with --helper-nice 0', async () => {
+    const { proc } = await startProxy(['--helper-nice', '0']);
+    const threads = threadNiceness(proc.pid!);
+    expect([threads.main, ...threads.helpers].every((nice) => nice === 0)).toBe(true);
+  });
+
+  it('refuses a niceness outside 0–19 and names the flag', () => {
+    const res = spawnSync(process.execPath, [CLI, 'proxy', '--upstream', 'sim:oracle', '--db', '/tmp/unused.db', '--helper-nice', '20'], { encoding: 'utf8' });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('--helper-nice takes a whole number from 0 (unchanged) to 19 (lowest priority), got "20"');
+  });
+});
