@@ -28,14 +28,15 @@
 // `--passthrough-cpu-us N` makes the pass-through burn N µs per call (diagnostic: a forwarder as
 // busy as the proxy shows how much of the proxy's tail its CPU per call alone explains).
 // The proxy lowers its helper threads' priority as `openforge proxy` does; `--helper-nice 0` leaves
-// them at the serving thread's (the comparison in docs/perf.md).
+// them at the serving thread's. The target `proxy-nice0` (not run by default) is a second recording proxy
+// that leaves them so, to compare the two in one run (docs/perf.md).
 // Every target asks the upstream for the same work: the direct and pass-through requests carry the
 // token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
 // answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
-//                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink] [--skip-memory]
+//                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0]] [--skip-memory]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -303,7 +304,7 @@ function pinSelf(cpus) {
   return spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)]).status === 0;
 }
 
-const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink'];
+const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink', 'proxy-nice0'];
 const HOP_PERCENTILES = [50, 90, 95, 99, 99.9];
 const UPSTREAMS = ['instant', 'paced', 'lockstep'];
 const ROUNDS = 3;
@@ -324,6 +325,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop),
     'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none', '--helper-nice', values['helper-nice']], hop),
     passthrough: child('passthrough', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop),
+    // diagnostic, on request: a second recording proxy whose helper threads keep the serving thread's priority
+    ...(targets.includes('proxy-nice0')
+      ? { 'proxy-nice0': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'], hop) }
+      : {}),
   };
   const loadgen = child('loadgen', [], pinned ? 0 : undefined);
   const info = {};
@@ -333,6 +338,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     passthrough: [`${info.passthrough.url}/v1/chat/completions`],
     proxy: info.proxy.secrets.map((secret) => `${info.proxy.url}/s/${secret}/v1/chat/completions`),
     'proxy-nosink': info['proxy-nosink'].secrets.map((secret) => `${info['proxy-nosink'].url}/s/${secret}/v1/chat/completions`),
+    'proxy-nice0': info['proxy-nice0']?.secrets.map((secret) => `${info['proxy-nice0'].url}/s/${secret}/v1/chat/completions`),
   };
   // what the proxy adds to every upstream request, sent by the other targets themselves: same upstream work
   const tokenCapture = { logprobs: true, return_token_ids: true };
@@ -342,7 +348,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     whole: JSON.stringify({ ...requestBody(false), ...(capture ? tokenCapture : {}) }),
     stream: JSON.stringify({ ...requestBody(true), max_tokens: 8, ...(capture ? streamCapture : {}) }),
   });
-  const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false) };
+  const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false) };
 
   const drain = async (target) => {
     // the records of a target's calls are written before anything else runs (and count in its CPU)
@@ -410,6 +416,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   const rssAfterLoad = (await procs.proxy.ask({ type: 'rss' })).rss;
   const closed = await procs.proxy.ask({ type: 'close' });
   await procs['proxy-nosink'].ask({ type: 'close' });
+  await procs['proxy-nice0']?.ask({ type: 'close' });
   procs.passthrough.proc.send({ type: 'close' });
   loadgen.proc.send({ type: 'exit' });
   if (pinned) pinSelf(`0-${os.cpus().length - 1}`);
@@ -548,7 +555,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(requestBody(false)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
-  console.log('targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)');
+  console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}`);
   const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, toolMs, modes: [] };
   for (const { mode, speed, rows, recorded } of results) {
     const upstream = {
