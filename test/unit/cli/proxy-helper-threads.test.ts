@@ -48,8 +48,8 @@ describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yi
     const { url, db, proc } = await startProxy([]);
     const threads = threadNiceness(proc.pid!);
     expect(threads.main).toBe(0);
-    // V8's 4 platform workers and libuv's 4 pool threads at least
-    expect(threads.helpers.length).toBeGreaterThanOrEqual(8);
+    // V8's platform workers (4 by default) and libuv's pool threads (4, unless UV_THREADPOOL_SIZE says otherwise)
+    expect(threads.helpers.length).toBeGreaterThanOrEqual(5);
     expect(threads.helpers.every((nice) => nice === 19)).toBe(true);
 
     const client = new OpenAI({ baseURL: `${url}/s/rollout-a/v1`, apiKey: 'unused', maxRetries: 0 });
