@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerBackend } from '../../src/sandbox/docker/backend.js';
+import { hostOomKills } from '../../src/sandbox/docker/host-cgroup.js';
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
+import { OOM_KILLS_COMMAND, parseOomKills } from '../../src/sandbox/oom-kills.js';
 import type { RunNetwork, Sandbox, SandboxSpec } from '../../src/sandbox/types.js';
 import { workspaceImage } from '../helpers/docker.js';
 
@@ -90,11 +92,24 @@ describe('DockerBackend with the real engine', () => {
     expect(await box.copyOut('/no/such/path', dest)).toBe(false);
   });
 
+  it('copies into a folder that exists without touching what is there, its owner or its mode', async () => {
+    await box.exec(['sh', '-c', 'mkdir -p /srv/kept && echo old > /srv/kept/old.txt && chown 1000:1000 /srv/kept && chmod 0770 /srv/kept']);
+    const src = mkdtempSync(path.join(os.tmpdir(), 'of-in-'));
+    writeFileSync(path.join(src, 'new.txt'), 'new');
+    await box.copyIn(src, '/srv/kept');
+    const listing = await box.exec(['sh', '-c', 'cat /srv/kept/old.txt /srv/kept/new.txt; stat -c "%u:%g %a" /srv/kept']);
+    expect(listing.stdout).toBe('old\nnew1000:1000 770\n');
+  });
+
   it('counts OOM kills when a process exceeds the memory limit', async () => {
     const before = await box.oomKills();
     const res = await box.exec(['python3', '-c', 'x = bytearray(600 * 1024 * 1024)']);
     expect(res.exitCode).toBe(137);
     expect(await box.oomKills()).toBeGreaterThan(before);
+    // read from the host's cgroup files when the engine is local; the same count as inside the container
+    const inside = parseOomKills((await box.exec(OOM_KILLS_COMMAND)).stdout);
+    expect(inside).toBeGreaterThan(0);
+    expect(await hostOomKills(box.id)).toBe(inside);
   });
 
   it('removes idempotently', async () => {

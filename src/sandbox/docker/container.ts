@@ -3,6 +3,8 @@ import { BoundedCollector } from '../../util/bounded-buffer.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { extractTo, packAbsolute, packFiles, readTree } from './archive.js';
 import { isGone } from './errors.js';
+import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
+import { hostOomKills } from './host-cgroup.js';
 
 /** Grace the host allows past an in-container timeout before it gives up on the exec stream. */
 const HOST_GRACE_MS = 15_000;
@@ -63,8 +65,20 @@ export class DockerSandbox implements Sandbox {
   }
 
   async copyIn(hostDir: string, sandboxDir: string, options: { symlinksWithin?: string } = {}): Promise<void> {
-    await this.exec(['mkdir', '-p', sandboxDir]);
+    // the engine's stat of a path costs it a file lookup; the mkdir an exec, only when needed
+    if (!(await this.exists(sandboxDir))) await this.exec(['mkdir', '-p', sandboxDir]);
     await this.container.putArchive(packFiles(readTree(hostDir, '', options)), { path: sandboxDir });
+  }
+
+  private async exists(sandboxPath: string): Promise<boolean> {
+    try {
+      const answer = (await this.container.infoArchive({ path: sandboxPath })) as unknown as NodeJS.ReadableStream;
+      answer.resume();
+      return true;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return false;
+      throw err;
+    }
   }
 
   async writeFiles(files: FileToWrite[]): Promise<void> {
@@ -88,10 +102,9 @@ export class DockerSandbox implements Sandbox {
   }
 
   async oomKills(): Promise<number> {
-    // cgroup v1 exposes oom_kill in memory.oom_control, cgroup v2 in memory.events.
-    const res = await this.exec(['sh', '-c', 'cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null']);
-    const match = /^oom_kill (\d+)/m.exec(res.stdout);
-    return match ? Number(match[1]) : 0;
+    const fromHost = await hostOomKills(this.container.id);
+    if (fromHost !== undefined) return fromHost;
+    return parseOomKills((await this.exec(OOM_KILLS_COMMAND)).stdout);
   }
 
   async address(): Promise<string | undefined> {

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { BoundedCollector } from '../../util/bounded-buffer.js';
 import { RolloutError, errorMessage } from '../../util/errors.js';
 import { extractTo, packAbsolute, packFiles, readTree } from '../docker/archive.js';
+import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { execInPod, type PodTarget } from './exec.js';
 import type { PodWatch } from './pod-watch.js';
@@ -85,10 +86,7 @@ export class KubernetesSandbox implements Sandbox {
   async oomKills(): Promise<number> {
     const killedPod = this.watch.failure?.reason === 'OOMKilled' ? 1 : 0;
     try {
-      // cgroup v1 exposes oom_kill in memory.oom_control, cgroup v2 in memory.events.
-      const res = await this.exec(['sh', '-c', 'cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null']);
-      const match = /^oom_kill (\d+)/m.exec(res.stdout);
-      return (match ? Number(match[1]) : 0) + killedPod;
+      return parseOomKills((await this.exec(OOM_KILLS_COMMAND)).stdout) + killedPod;
     } catch {
       return killedPod;
     }
