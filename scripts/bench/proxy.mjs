@@ -40,7 +40,7 @@
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,6 +80,8 @@ const { values } = parseArgs({
     'skip-memory': { type: 'boolean', default: false },
   },
 });
+/** The niceness a server role gives its helper threads: `--helper-nice`, else `openforge proxy`'s default. */
+const helperNice = (defaultNice) => (values['helper-nice'] === '' ? defaultNice : Number(values['helper-nice']));
 /** Size of each non-streamed request body, in KB (at least the ~4 KB base turn). */
 const REQUEST_KB = Number(values['request-kb']);
 if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);
@@ -105,7 +107,7 @@ async function proxyRole() {
     sink: store,
   });
   // as `openforge proxy` does (--helper-nice): V8's and libuv's threads yield to the serving thread
-  lowerHelperThreads(values['helper-nice'] ? Number(values['helper-nice']) : HELPER_THREADS_NICE);
+  lowerHelperThreads(helperNice(HELPER_THREADS_NICE));
   process.on('message', async (message) => {
     if (message.type === 'rss') process.send({ type: 'rss', rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed });
     if (message.type === 'cpu') process.send(cpuUsage());
@@ -120,10 +122,23 @@ async function proxyRole() {
   process.send({ type: 'ready', url: proxy.url, secrets: [...sessions.keys()], rss: process.memoryUsage().rss });
 }
 
-/** CPU time of this process, all threads (the store's SQLite work runs on libuv's pool). */
+/**
+ * CPU time of this process, all threads (the store's SQLite work runs on libuv's pool), and of its
+ * main thread alone (Linux): the serving thread's share is what a call waits behind.
+ */
 function cpuUsage() {
   const { user, system } = process.cpuUsage();
-  return { type: 'cpu', ms: (user + system) / 1000, user: user / 1000, system: system / 1000 };
+  return { type: 'cpu', ms: (user + system) / 1000, user: user / 1000, system: system / 1000, mainMs: mainThreadCpuMs() };
+}
+
+/** The main thread's user + system time from /proc (in clock ticks, 100 per second on Linux: exact enough over a round); null elsewhere. */
+function mainThreadCpuMs() {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+  } catch {
+    return null;
+  }
 }
 
 function nullStore() {
@@ -155,7 +170,7 @@ async function passthroughRole() {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   // the same thread policy as the proxy's, so the two differ by what the proxy does alone
   const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
-  lowerHelperThreads(values['helper-nice'] ? Number(values['helper-nice']) : HELPER_THREADS_NICE);
+  lowerHelperThreads(helperNice(HELPER_THREADS_NICE));
   process.on('message', (message) => {
     if (message.type === 'cpu') process.send(cpuUsage());
     if (message.type === 'close') process.exit(0);
@@ -363,7 +378,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // is not a handful of unlucky calls; streams are paced in both speeds, measured once
     const requests = Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale);
-    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, hopP99ByRound: [] }]));
+    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
       for (const sample of result.samples) {
@@ -394,7 +409,11 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
         const before = server ? await server.ask({ type: 'cpu' }) : null;
         const whole = await run(target, bodyFor[target].whole, Math.ceil(requests / ROUNDS), 0);
         await drain(target);
-        if (server) collected[target].cpuMs += (await server.ask({ type: 'cpu' })).ms - before.ms;
+        if (server) {
+          const after = await server.ask({ type: 'cpu' });
+          collected[target].cpuMs += after.ms - before.ms;
+          if (after.mainMs !== null) collected[target].mainCpuMs += after.mainMs - before.mainMs;
+        }
         collected[target].whole.push(...whole.samples);
         collected[target].hopP99ByRound.push(summarize(whole.samples).hopP99);
         collected[target].wholeWallMs += whole.wallMs;
@@ -404,12 +423,13 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
         }
       }
     }
-    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {} };
+    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {} };
     for (const target of targets) {
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
       row.stream[target] = summarize(c.stream);
       if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / c.whole.length;
+      if (procs[target]) row.mainThreadCpuUsPerCall[target] = (c.mainCpuMs * 1000) / c.whole.length;
     }
     rows.push(row);
   }
@@ -569,8 +589,8 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
     const paired = speed !== 'instant';
     const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
     console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
-    console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads`);
-    console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs');
+    console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
+    console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs  main µs');
     const modeJson = { mode, speed, recorded, levels: [] };
     for (const row of rows) {
       const d = row.whole.direct;
@@ -580,7 +600,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         const [added50, added99] = d ? added(r, d) : [];
         const vs = target === 'direct' || !d ? '' : `${f(added50).padStart(6)}  ${f(added99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
         const hops = `${f(r.hopP50).padStart(7)} ${f(r.hopP99).padStart(7)}`;
-        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}`);
+        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}  ${f(row.mainThreadCpuUsPerCall[target], 0).padStart(7)}`);
       }
     }
     if (speed === 'instant') console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
@@ -596,7 +616,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
     }
     for (const row of rows) {
       const d = row.whole.direct;
-      const level = { concurrency: row.concurrency, cpuUsPerCall: row.cpuUsPerCall, targets: {} };
+      const level = { concurrency: row.concurrency, cpuUsPerCall: row.cpuUsPerCall, mainThreadCpuUsPerCall: row.mainThreadCpuUsPerCall, targets: {} };
       for (const target of targets) {
         const w = row.whole[target];
         const st = row.stream[target];
