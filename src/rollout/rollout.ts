@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
@@ -94,6 +94,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
   let agentStarted = false;
   let agentError: RolloutError | undefined;
   let reward: Reward | undefined;
+  let logsCollected = false;
   await store.updateRollout(slot.rolloutId, { status: 'running', startedAt: Date.now() });
   try {
     throwIfAborted(deps.signal);
@@ -178,8 +179,9 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       workdir: '/workspace',
     });
     phases.verify = Date.now() - verifyStarted;
-    const rewardFiles = await box.exec(['sh', '-c', 'cat /logs/verifier/reward.json 2>/dev/null; printf "\\0"; cat /logs/verifier/reward.txt 2>/dev/null']);
-    const [json, txt] = rewardFiles.stdout.split('\0');
+    // the logs come out now, the grader's reward files with them: read there, they cost no exec
+    logsCollected = await collect(box);
+    const { json, txt } = (logsCollected ? rewardFilesIn(path.join(artifacts, 'verifier')) : undefined) ?? (await rewardFilesInside(box));
     try {
       if (verifyRes.timedOut) throw new RolloutError('verifier_failure', `the grader ran past its timeout of ${verifierSec} s`);
       reward = parseReward(txt ?? null, json ?? null);
@@ -198,16 +200,23 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
   await finish(agentError);
   return { reward: reward.value, errorType: agentError?.type ?? null, errorMessage: agentError?.message ?? null, beforeAgent: false };
 
-  async function collectAndRemove(box: Sandbox): Promise<void> {
+  /** Copies the logs and transcripts out; false (and an event) when that failed. */
+  async function collect(box: Sandbox): Promise<boolean> {
     try {
       await timed('collect', config.timeouts.collect_sec, 'infrastructure', async () => {
         await box.copyOut('/logs/agent', artifacts);
         await box.copyOut('/logs/verifier', artifacts);
         for (const p of harness.transcriptPaths.filter((p) => !p.startsWith('/logs/'))) await box.copyOut(p, path.join(artifacts, 'agent', 'transcript'));
       });
+      return true;
     } catch (err) {
       await log('collect', `collecting artifacts failed: ${errorMessage(err)}`);
+      return false;
     }
+  }
+
+  async function collectAndRemove(box: Sandbox): Promise<void> {
+    if (!logsCollected) await collect(box);
     if (deps.keepContainerSec) {
       await log('container', `kept container ${box.id.slice(0, 12)} for debugging: openforge shell ${slot.rolloutId}`);
       return;
@@ -266,4 +275,21 @@ function asRolloutError(err: unknown): RolloutError {
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new RolloutError('cancelled', 'the run was interrupted');
+}
+
+/** The grader's reward files as collected to the host; undefined when neither is there as a plain file. */
+function rewardFilesIn(verifierDir: string): { json: string | null; txt: string | null } | undefined {
+  const read = (name: string) => {
+    const file = path.join(verifierDir, name);
+    return existsSync(file) ? readFileSync(file, 'utf8') : null;
+  };
+  const files = { json: read('reward.json'), txt: read('reward.txt') };
+  return files.json === null && files.txt === null ? undefined : files;
+}
+
+/** The grader's reward files read inside the sandbox: when collecting failed, or found none (e.g. symlinks, which it skips). */
+async function rewardFilesInside(box: Sandbox): Promise<{ json: string | null; txt: string | null }> {
+  const out = await box.exec(['sh', '-c', 'cat /logs/verifier/reward.json 2>/dev/null; printf "\\0"; cat /logs/verifier/reward.txt 2>/dev/null']);
+  const [json, txt] = out.stdout.split('\0');
+  return { json: json ?? null, txt: txt ?? null };
 }

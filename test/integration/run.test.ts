@@ -130,6 +130,13 @@ describe('faults are typed and recorded', () => {
     expect(summary.tasks[0]!.errors).toEqual({ verifier_failure: 1 });
   }, 120_000);
 
+  it('reads a reward the grader left behind a symlink, which the collected logs skip, from inside the container', async () => {
+    const test = '#!/bin/bash\necho 0.5 > /tmp/score && ln -s /tmp/score /logs/verifier/reward.txt\n';
+    const suite = makeSuite([{ id: 'linked', test }]);
+    const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
+    expect(summary.tasks[0]!.rewards).toEqual([0.5]);
+  }, 120_000);
+
   it('ignores a reward file the agent forged: only the grader writes rewards', async () => {
     const suite = makeSuite([{ id: 'forge', solve: '#!/bin/bash\nmkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt\n' }]);
     const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
