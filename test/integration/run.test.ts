@@ -1,4 +1,4 @@
-import { readFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { readFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,7 @@ describe('openforge run, end to end with Docker, the proxy, the sim and forge-ag
         expect(existsSync(path.join(artifacts, 'agent', 'transcript.jsonl'))).toBe(true);
         expect(['reward.txt', 'reward.json'].some((f) => existsSync(path.join(artifacts, 'verifier', f)))).toBe(true);
         expect(existsSync(path.join(artifacts, 'verifier', 'test-stdout.txt'))).toBe(true);
+        expect(readdirSync(artifacts).filter((name) => name.startsWith('.'))).toEqual([]); // no staging folder left
         expect(JSON.parse(readFileSync(path.join(artifacts, 'result.json'), 'utf8')).reward).toBe(1);
       }
     } finally {
