@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
@@ -297,7 +297,7 @@ async function copyLogsOut(box: Sandbox, artifacts: string): Promise<void> {
 function rewardFilesIn(verifierDir: string): { json: string | null; txt: string | null } | undefined {
   const read = (name: string) => {
     const file = path.join(verifierDir, name);
-    return existsSync(file) ? readFileSync(file, 'utf8') : null;
+    return statSync(file, { throwIfNoEntry: false })?.isFile() ? readFileSync(file, 'utf8') : null;
   };
   const files = { json: read('reward.json'), txt: read('reward.txt') };
   return files.json === null && files.txt === null ? undefined : files;
