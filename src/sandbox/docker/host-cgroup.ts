@@ -4,7 +4,7 @@ import { parseOomKills } from '../oom-kills.js';
 /**
  * Where a local Docker engine keeps a container's memory-controller files, by cgroup version and
  * driver. Reading them from the host costs a file read; asking inside the container costs an exec
- * (~170 ms of CPU for runc and the daemons on a 2-core machine, twice per rollout).
+ * (~115 ms of CPU for runc and the daemons on a 2-core machine, twice per rollout).
  */
 function memoryFiles(containerId: string): string[] {
   return [
