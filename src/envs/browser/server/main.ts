@@ -21,7 +21,11 @@ const browserEnv = new BrowserEnv(host, {
   ...DEFAULT_ENV_OPTIONS,
   actionTimeoutMs: num(env.OPENFORGE_ACTION_TIMEOUT_MS, DEFAULT_ENV_OPTIONS.actionTimeoutMs),
   captureDeadlineMs: num(env.OPENFORGE_CAPTURE_DEADLINE_MS, DEFAULT_ENV_OPTIONS.captureDeadlineMs),
-  settle: { ...DEFAULT_ENV_OPTIONS.settle, capMs: num(env.OPENFORGE_SETTLE_CAP_MS, DEFAULT_ENV_OPTIONS.settle.capMs) },
+  settle: {
+    ...DEFAULT_ENV_OPTIONS.settle,
+    capMs: num(env.OPENFORGE_SETTLE_CAP_MS, DEFAULT_ENV_OPTIONS.settle.capMs),
+    requestStaleMs: num(env.OPENFORGE_SETTLE_REQUEST_STALE_MS, DEFAULT_ENV_OPTIONS.settle.requestStaleMs),
+  },
 });
 const app = buildApp(browserEnv, {
   verifierDir: env.OPENFORGE_VERIFIER_DIR ?? '/logs/verifier',
