@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Rollout throughput and container start latency, each next to a baseline measured in the same run.
 //   node scripts/bench/rollouts.mjs [--suite envs/claw-basic] [--levels 1,2,4,8] [--per-task 1] [--starts 10]
+//     [--warm-pools 0,c]   (each level with each warm_pool size; `c` = the level's concurrency)
 //     [--harnesses forge-agent,qwen-code,openclaw,claude-code,codex] [--harness-tasks a,b] [--harness-concurrency 2]
 // --harnesses adds per-harness figures (start → first model call, calls per rollout, rollouts/min) from one
 // run per harness over the same tasks; --starts 0 --levels '' measures only those.
@@ -14,6 +15,7 @@ import { resolveRunConfig } from '../../dist/config/run.js';
 import { executeRun } from '../../dist/rollout/run.js';
 import { DockerBackend } from '../../dist/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../dist/sandbox/docker/images.js';
+import { WarmPool } from '../../dist/sandbox/warm-pool.js';
 import { measureHarnesses, printHarnessTable } from './harness-figures.mjs';
 
 const { values } = parseArgs({
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     levels: { type: 'string', default: '1,2,4,8' },
     'per-task': { type: 'string', default: '1' },
     starts: { type: 'string', default: '10' },
+    'warm-pools': { type: 'string', default: '0,c' },
     harness: { type: 'string', default: 'forge-agent' },
     harnesses: { type: 'string', default: '' },
     'harness-tasks': { type: 'string', default: '' },
@@ -56,19 +59,40 @@ for (let i = 0; i < starts; i++) {
   await box.remove();
 }
 
+// The same start through a warm pool: the container was started while the rollout ahead ran (3 s here).
+const warmReady = [];
+for (let i = 0; i < starts; i++) {
+  const pool = new WarmPool(backend);
+  const spec = (rolloutId) => ({
+    runId: `bench-${process.pid}`, rolloutId, image: workspace, workdir: '/workspace',
+    resources: { cpus: 1, memoryMb: 1024, pids: 512 }, network: { mode: 'none' }, lifetimeSec: 120,
+  });
+  pool.warm(spec('ahead'));
+  await new Promise((r) => setTimeout(r, 3000));
+  const t = performance.now();
+  const box = await pool.create(spec(`warm-start-${i}`));
+  warmReady.push(performance.now() - t);
+  await box.remove();
+  await pool.close();
+}
+
 // 2. Rollouts per minute for the suite under the sim oracle at each concurrency level.
 const levels = values.levels.split(',').filter(Boolean).map(Number);
 const throughput = [];
+const warmPools = values['warm-pools'].split(',').filter(Boolean);
 for (const c of levels) {
-  const output = mkdtempSync(path.join(os.tmpdir(), 'of-bench-'));
-  const loaded = resolveRunConfig(
-    { tasks: path.resolve(values.suite), harness: values.harness, model: { upstream: 'sim:oracle' }, rollouts_per_task: Number(values['per-task']), concurrency: c, output },
-    path.join(output, 'run.yaml'),
-  );
-  const s = await executeRun(loaded);
-  const failed = s.rollouts - s.tasks.reduce((n, t) => n + t.passes, 0);
-  throughput.push({ concurrency: c, rollouts: s.rollouts, wallSec: s.wallTimeSec, perMinute: s.rolloutsPerMinute, failed });
-  rmSync(output, { recursive: true, force: true });
+  for (const w of warmPools) {
+    const warm = w === 'c' ? c : Number(w);
+    const output = mkdtempSync(path.join(os.tmpdir(), 'of-bench-'));
+    const loaded = resolveRunConfig(
+      { tasks: path.resolve(values.suite), harness: values.harness, model: { upstream: 'sim:oracle' }, rollouts_per_task: Number(values['per-task']), concurrency: c, warm_pool: warm, output },
+      path.join(output, 'run.yaml'),
+    );
+    const s = await executeRun(loaded);
+    const failed = s.rollouts - s.tasks.reduce((n, t) => n + t.passes, 0);
+    throughput.push({ concurrency: c, warmPool: warm, rollouts: s.rollouts, wallSec: s.wallTimeSec, perMinute: s.rolloutsPerMinute, failed });
+    rmSync(output, { recursive: true, force: true });
+  }
 }
 
 // 3. Per-harness figures, each harness over the same tasks (forge-agent first when listed).
@@ -80,12 +104,18 @@ const harnessRows = harnessNames.length === 0 ? [] : await measureHarnesses({
 
 const result = {
   machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
-  start: { baselineDockerRunMs: median(baseline), readyMs: median(ready), ratio: median(ready) / median(baseline) },
+  start: {
+    baselineDockerRunMs: median(baseline), readyMs: median(ready), ratio: median(ready) / median(baseline),
+    warmReadyMs: median(warmReady), warmRatio: median(warmReady) / median(baseline),
+  },
   throughput,
   harnesses: harnessRows,
 };
-if (starts > 0) console.log(`container start (median of ${starts}): docker run --rm base true = ${result.start.baselineDockerRunMs.toFixed(0)} ms · openforge create→exec-ready = ${result.start.readyMs.toFixed(0)} ms · ratio ${result.start.ratio.toFixed(2)}× (target ≤ 1.5×)`);
-if (levels.length > 0) console.log(`harness ${values.harness}, sim:oracle, ${values.suite}:\nconcurrency  rollouts  wall s  rollouts/min  not passed`);
-for (const t of throughput) console.log(`${String(t.concurrency).padStart(11)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${String(t.failed).padStart(10)}`);
+if (starts > 0) {
+  console.log(`container start (median of ${starts}): docker run --rm base true = ${result.start.baselineDockerRunMs.toFixed(0)} ms · openforge create→exec-ready = ${result.start.readyMs.toFixed(0)} ms · ratio ${result.start.ratio.toFixed(2)}× (target ≤ 1.5×)`);
+  console.log(`  from the warm pool = ${result.start.warmReadyMs.toFixed(1)} ms · ratio ${result.start.warmRatio.toFixed(3)}× (target ≤ 0.2×)`);
+}
+if (levels.length > 0) console.log(`harness ${values.harness}, sim:oracle, ${values.suite}:\nconcurrency  warm pool  rollouts  wall s  rollouts/min  not passed`);
+for (const t of throughput) console.log(`${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${String(t.failed).padStart(10)}`);
 if (harnessRows.length > 0) printHarnessTable(harnessRows, values['harness-tasks'] || values.suite);
 console.log(JSON.stringify(result));

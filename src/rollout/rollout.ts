@@ -4,7 +4,7 @@ import type { RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
-import type { RunNetwork, Sandbox, SandboxBackend, VolumeMount } from '../sandbox/types.js';
+import type { RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
@@ -43,6 +43,11 @@ export interface RolloutDeps {
   endAfterScript?: boolean;
   /** Called when a browser task's environment is up: where to watch it (noVNC, view-only). */
   onLiveView?(view: LiveView): void;
+}
+
+/** The sandbox a rollout of `task` asks its backend for (also what the warm pool starts ahead of it). */
+export function sandboxSpecFor(deps: Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec'>, task: Task, rolloutId: string, image: string, mounts: VolumeMount[]): SandboxSpec {
+  return rolloutSandboxSpec({ runId: deps.runId, rolloutId, config: deps.config, harness: deps.harness, task, image, mounts, network: deps.network, keepSec: deps.keepContainerSec });
 }
 
 export interface LiveView {
@@ -107,7 +112,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     const browser = browserSettings(task);
     const environmentSec = environmentPhaseSec(task);
     sandbox = await timed('start', config.timeouts.start_sec, 'infrastructure', () =>
-      deps.backend.create(rolloutSandboxSpec({ runId: deps.runId, rolloutId: slot.rolloutId, config, harness, task, image, mounts, network: deps.network, keepSec: deps.keepContainerSec })),
+      deps.backend.create(sandboxSpecFor(deps, task, slot.rolloutId, image, mounts)),
     );
     const box = sandbox;
     await log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);

@@ -9,13 +9,14 @@ import { backendFor } from '../sandbox/backend-for.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { SandboxBackend } from '../sandbox/types.js';
+import { WarmPool } from '../sandbox/warm-pool.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
-import type { LiveView, RolloutDeps, RolloutOutcome } from './rollout.js';
+import { sandboxSpecFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
 import { TaskImages } from './task-images.js';
 import { acquireRunLock } from './run-lock.js';
 import { SessionRegistry } from './sessions.js';
@@ -116,8 +117,17 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     // Images are built by the local engine on every backend; a cluster pulls them from the registry they were pushed to.
     const docker = backend instanceof DockerBackend ? backend.docker : new Docker();
     const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
+    // Kept containers are found by their rollout's label (`openforge shell`), which a warm container cannot carry.
+    const pool = config.warm_pool > 0 && !options.keepContainersSec ? new WarmPool(backend) : undefined;
+    if (pool) {
+      cleanups.unshift(async () => {
+        await pool.close();
+        const { warm, cold, unused } = pool.stats;
+        options.onLog?.(`warm pool: ${warm} of ${warm + cold} containers were started ahead${unused ? `, ${unused} removed unused` : ''}`);
+      });
+    }
     const deps: RolloutDeps = {
-      runId, config, harness, backend, store, sessions, network, runDir, signal,
+      runId, config, harness, backend: pool ?? backend, store, sessions, network, runDir, signal,
       taskImage: (task) => images.get(task),
       harnessMounts: () => images.harnessMounts(harness),
       proxyPort: endpoint?.port,
@@ -139,7 +149,22 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       );
       options.onRolloutDone?.({ taskId: slot.task.id, sampleIndex: slot.sampleIndex, outcome });
     };
-    await runPool(todo, Math.min(config.concurrency, backend.maxSandboxes ?? Infinity), runOne, signal);
+    const limit = Math.min(config.concurrency, backend.maxSandboxes ?? Infinity);
+    // Warm containers count against a cluster's cap on sandboxes too.
+    const ahead = pool ? Math.min(config.warm_pool, backend.maxSandboxes === undefined ? Infinity : Math.max(0, backend.maxSandboxes - limit)) : 0;
+    const prewarm = async (slot: (typeof todo)[number]) => {
+      try {
+        const [image, mounts] = await Promise.all([deps.taskImage(slot.task), deps.harnessMounts?.() ?? []]);
+        if (!signal.aborted) pool!.warm(sandboxSpecFor(deps, slot.task, 'warm', image, mounts));
+      } catch {
+        // the rollout's own image phase reports it
+      }
+    };
+    let warmed = Math.min(limit, todo.length); // the first rollouts start at once: nothing to start ahead of them
+    const warmAhead = (next: number) => {
+      for (; warmed < Math.min(next + ahead, todo.length); warmed++) void prewarm(todo[warmed]!);
+    };
+    await runPool(todo, limit, runOne, signal, warmAhead);
 
     await store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'finished');
     const summary = summarize(await store.currentRollouts(runId), {
@@ -169,12 +194,16 @@ export function loadAllTasks(paths: string[]): Task[] {
   return tasks;
 }
 
-/** Runs items with at most `limit` in flight; stops taking new items once aborted. */
-async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>, signal: AbortSignal): Promise<void> {
+/**
+ * Runs items with at most `limit` in flight; stops taking new items once aborted. `taken(next)` is told the
+ * index of the first item not yet taken, each time one is.
+ */
+async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>, signal: AbortSignal, taken?: (next: number) => void): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length && !signal.aborted) {
       const item = items[next++]!;
+      taken?.(next);
       await fn(item);
     }
   };

@@ -23,9 +23,14 @@ beforeAll(async () => {
 
 describe('openforge run, end to end with Docker, the proxy, the sim and forge-agent', () => {
   it('solves every claw-basic task under sim:oracle, recording every model call with token ids', async () => {
-    const loaded = config({ tasks: CLAW_BASIC, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, rollouts_per_task: 1, concurrency: 4 });
-    const summary = await executeRun(loaded);
+    const loaded = config({ tasks: CLAW_BASIC, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, rollouts_per_task: 1, concurrency: 4, warm_pool: 4 });
+    const logs: string[] = [];
+    const summary = await executeRun(loaded, { onLog: (line) => logs.push(line) });
     expect(summary.tasks.length).toBeGreaterThanOrEqual(12);
+    // The first 4 start at once; each later rollout gets the container started for it while earlier ones ran.
+    expect(logs).toContain(`warm pool: ${summary.tasks.length - 4} of ${summary.tasks.length} containers were started ahead`);
+    const { backend } = await workspaceImage();
+    expect(await backend.docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${summary.runId}`] } })).toHaveLength(0);
     for (const t of summary.tasks) expect({ task: t.taskId, rewards: t.rewards, errors: t.errors }).toEqual({ task: t.taskId, rewards: [1], errors: {} });
     expect(summary.simulated).toBe(true);
     expect(summary.errors).toEqual({});
