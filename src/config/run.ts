@@ -78,8 +78,11 @@ export const RunConfigSchema = z.strictObject({
     .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} }),
   rollouts_per_task: z.number().int().min(1).max(10_000).default(1),
   concurrency: z.number().int().min(1).max(512).default(4),
-  /** How many of the next rollouts get their container started while earlier ones run (0: none). */
-  warm_pool: z.number().int().min(0).max(512).default(0),
+  /**
+   * How many of the next rollouts get their container started while earlier ones run (0: none); `concurrency`
+   * when absent. Optional rather than defaulted, so configs written before it keep their hash (and resume).
+   */
+  warm_pool: z.number().int().min(0).max(512).optional(),
   backend: z.enum(['docker', 'kubernetes']).default('docker'),
   /** Cluster settings for `backend: kubernetes` (see docs/kubernetes.md). */
   kubernetes: KubernetesSectionSchema.optional(),

@@ -118,7 +118,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     const docker = backend instanceof DockerBackend ? backend.docker : new Docker();
     const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
     // Kept containers are found by their rollout's label (`openforge shell`), which a warm container cannot carry.
-    const pool = config.warm_pool > 0 && !options.keepContainersSec ? new WarmPool(backend) : undefined;
+    const warmPool = options.keepContainersSec ? 0 : (config.warm_pool ?? config.concurrency);
+    const pool = warmPool > 0 ? new WarmPool(backend) : undefined;
     if (pool) {
       cleanups.unshift(async () => {
         await pool.close();
@@ -151,11 +152,11 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     };
     const limit = Math.min(config.concurrency, backend.maxSandboxes ?? Infinity);
     // Warm containers count against a cluster's cap on sandboxes too.
-    const ahead = pool ? Math.min(config.warm_pool, backend.maxSandboxes === undefined ? Infinity : Math.max(0, backend.maxSandboxes - limit)) : 0;
+    const ahead = Math.min(warmPool, backend.maxSandboxes === undefined ? Infinity : Math.max(0, backend.maxSandboxes - limit));
     const prewarm = async (slot: (typeof todo)[number]) => {
       try {
         const [image, mounts] = await Promise.all([deps.taskImage(slot.task), deps.harnessMounts?.() ?? []]);
-        if (!signal.aborted) pool!.warm(sandboxSpecFor(deps, slot.task, 'warm', image, mounts));
+        if (!signal.aborted) pool?.warm(sandboxSpecFor(deps, slot.task, 'warm', image, mounts));
       } catch {
         // the rollout's own image phase reports it
       }

@@ -38,12 +38,13 @@ describe('run.yaml', () => {
   });
 
   it('names the file, each bad key and the allowed values', () => {
-    const file = yamlFile('tasks: s\nharness: gpt\nnetwork: wide\nresources:\n  memory_mb: 1\nmodel:\n  upstreem: x\n');
+    const file = yamlFile('tasks: s\nharness: gpt\nnetwork: wide\nwarm_pool: -1\nresources:\n  memory_mb: 1\nmodel:\n  upstreem: x\n');
     const err = errorOf(() => loadRunConfig(file));
     expect(err.message).toContain(`${file}: harness:`);
     expect(err.message).toMatch(/forge-agent/);
     expect(err.message).toContain(`${file}: network:`);
     expect(err.message).toMatch(/proxy-only/);
+    expect(err.message).toContain(`${file}: warm_pool:`);
     expect(err.message).toContain(`${file}: resources.memory_mb:`);
     expect(err.message).toMatch(/upstreem/);
   });
