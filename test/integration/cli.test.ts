@@ -26,6 +26,24 @@ beforeAll(async () => {
   await workspaceImage();
 });
 
+describe('commands load on demand', () => {
+  it('lists every command in the help, runs one whose module alone is loaded, and refuses an unknown one', () => {
+    const help = openforge(['--help']);
+    expect(help.status).toBe(0);
+    for (const name of ['run', 'images', 'tasks', 'sim', 'reap', 'proxy', 'serve', 'export', 'stats', 'inspect', 'debug', 'shell', 'replay', 'fork', 'k8s', 'promote']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+    }
+    expect(openforge(['--version']).stdout).toBe('0.1.0\n');
+    const stats = openforge(['stats', '--help']);
+    expect(stats.status).toBe(0);
+    expect(stats.stdout).toContain('Usage: openforge stats');
+    const typo = openforge(['stast']);
+    expect(typo.status).not.toBe(0);
+    expect(typo.stderr).toContain("unknown command 'stast'");
+    expect(typo.stderr).toContain('stats'); // commander's suggestion: every command was loaded to offer it
+  });
+});
+
 describe('bad input gets a clear error', () => {
   it('names the file, the key and the allowed values of an invalid run.yaml', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-cli-'));

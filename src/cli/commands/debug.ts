@@ -9,7 +9,7 @@ import { openRunFolder } from '../../ui/run-folder.js';
 import { startInspector } from '../../ui/server.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toPort } from './inspect.js';
-import { toInt } from './run.js';
+import { toInt } from '../to-int.js';
 
 /** `openforge debug`: one rollout of one task, watched live in the inspector, its container kept for a shell. */
 export function debugCommand(): Command {

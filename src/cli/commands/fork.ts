@@ -4,7 +4,7 @@ import { forkRollout } from '../../rollout/fork.js';
 import { locateRollout } from '../../ui/locate-rollout.js';
 import { UserError } from '../../util/errors.js';
 import { abortOnSignals } from '../interrupt.js';
-import { toInt } from './run.js';
+import { toInt } from '../to-int.js';
 
 /** `openforge fork`: replay a rollout up to call K, give call K another answer, let a model continue. */
 export function forkCommand(): Command {

@@ -4,6 +4,7 @@ import { HARNESS_NAMES, loadRunConfig } from '../../config/run.js';
 import { executeRun } from '../../rollout/run.js';
 import { formatSummary } from '../../rollout/summary.js';
 import { abortOnSignals } from '../interrupt.js';
+import { toInt } from '../to-int.js';
 
 export function runCommand(): Command {
   return new Command('run')
@@ -68,10 +69,4 @@ export function runCommand(): Command {
       else process.stdout.write(`${formatSummary(summary)}\n`);
       if (controller.signal.aborted) process.exitCode = 130;
     });
-}
-
-export function toInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive whole number, got "${value}"`);
-  return n;
 }

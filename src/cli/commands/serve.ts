@@ -4,7 +4,7 @@ import { loadRunConfig, resolveRunConfig } from '../../config/run.js';
 import { buildServiceApp } from '../../service/server.js';
 import { RolloutService } from '../../service/rollout-service.js';
 import { samplesForService } from '../../service/samples.js';
-import { toInt } from './run.js';
+import { toInt } from '../to-int.js';
 
 export function serveCommand(): Command {
   return new Command('serve')

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { loadTasks } from '../../config/task.js';
-import { validateTasks } from '../../rollout/validate.js';
 import { abortOnSignals } from '../interrupt.js';
-import { toInt } from './run.js';
+import { toInt } from '../to-int.js';
 import { addTasksImportCommand } from './tasks-import.js';
 
 export function tasksCommand(): Command {
@@ -21,6 +20,7 @@ export function tasksCommand(): Command {
     .option('--json', 'print the results as JSON')
     .action(async (suite: string, opts: { concurrency: number; json?: boolean }) => {
       const controller = abortOnSignals();
+      const { validateTasks } = await import('../../rollout/validate.js'); // the orchestrator: not for `tasks list`
       const results = await validateTasks(suite, { concurrency: opts.concurrency, signal: controller.signal });
       if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
       else {
