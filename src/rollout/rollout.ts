@@ -5,6 +5,7 @@ import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 import type { RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
@@ -48,6 +49,18 @@ export interface RolloutDeps {
 /** The sandbox a rollout of `task` asks its backend for (also what the warm pool starts ahead of it). */
 export function sandboxSpecFor(deps: Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec'>, task: Task, rolloutId: string, image: string, mounts: VolumeMount[]): SandboxSpec {
   return rolloutSandboxSpec({ runId: deps.runId, rolloutId, config: deps.config, harness: deps.harness, task, image, mounts, network: deps.network, keepSec: deps.keepContainerSec });
+}
+
+type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'harnessMounts' | 'signal'>;
+
+/** Has the warm pool start the sandbox a queued rollout of `task` will ask for; a failure is that rollout's to report. */
+export async function warmSandboxFor(pool: WarmPool, deps: WarmDeps, task: Task): Promise<void> {
+  try {
+    const [image, mounts] = await Promise.all([deps.taskImage(task), deps.harnessMounts?.() ?? []]);
+    if (!deps.signal.aborted) pool.warm(sandboxSpecFor(deps, task, 'warm', image, mounts));
+  } catch {
+    // the rollout's own image phase reports it
+  }
 }
 
 export interface LiveView {

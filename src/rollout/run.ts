@@ -16,7 +16,7 @@ import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
-import { sandboxSpecFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
+import { warmSandboxFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
 import { TaskImages } from './task-images.js';
 import { acquireRunLock } from './run-lock.js';
 import { SessionRegistry } from './sessions.js';
@@ -153,17 +153,9 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     const limit = Math.min(config.concurrency, backend.maxSandboxes ?? Infinity);
     // Warm containers count against a cluster's cap on sandboxes too.
     const ahead = Math.min(warmPool, backend.maxSandboxes === undefined ? Infinity : Math.max(0, backend.maxSandboxes - limit));
-    const prewarm = async (slot: (typeof todo)[number]) => {
-      try {
-        const [image, mounts] = await Promise.all([deps.taskImage(slot.task), deps.harnessMounts?.() ?? []]);
-        if (!signal.aborted) pool?.warm(sandboxSpecFor(deps, slot.task, 'warm', image, mounts));
-      } catch {
-        // the rollout's own image phase reports it
-      }
-    };
     let warmed = Math.min(limit, todo.length); // the first rollouts start at once: nothing to start ahead of them
     const warmAhead = (next: number) => {
-      for (; warmed < Math.min(next + ahead, todo.length); warmed++) void prewarm(todo[warmed]!);
+      for (; pool && warmed < Math.min(next + ahead, todo.length); warmed++) void warmSandboxFor(pool, deps, todo[warmed]!.task);
     };
     await runPool(todo, limit, runOne, signal, warmAhead);
 

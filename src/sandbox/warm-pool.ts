@@ -22,8 +22,8 @@ interface WarmEntry {
 
 /**
  * A warm pool over any backend: the orchestrator names the sandboxes it will ask for next (`warm`), the pool
- * starts them at once, and `create` hands over a started one with the same spec, so the start is off the
- * rollout's critical path. A spec less its rollout id decides which warm sandbox fits; a warm sandbox keeps
+ * starts them (after any start a caller is waiting for), and `create` hands over a started one with the same
+ * spec, so the start is off the rollout's critical path. A spec less its rollout id decides which warm sandbox fits; a warm sandbox keeps
  * the pool's own id as its rollout label. Each `warm` stands for one later `create`: the pool starts no more
  * than it is told.
  */
@@ -33,6 +33,8 @@ export class WarmPool implements SandboxBackend {
   private readonly prefix = `warm-${randomBytes(3).toString('hex')}`;
   private count = 0;
   private closed = false;
+  /** Starts a caller is waiting for: warm-ups begin only once these are done, so they never slow one down. */
+  private readonly coldStarts = new Set<Promise<unknown>>();
 
   constructor(
     private readonly inner: SandboxBackend,
@@ -58,10 +60,10 @@ export class WarmPool implements SandboxBackend {
   warm(spec: SandboxSpec): void {
     if (this.closed) return;
     const key = identityOf(spec);
-    const sandbox = this.inner.create({
-      ...spec,
-      rolloutId: `${this.prefix}-${++this.count}`,
-      lifetimeSec: spec.lifetimeSec + this.options.maxIdleSec,
+    const warmSpec = { ...spec, rolloutId: `${this.prefix}-${++this.count}`, lifetimeSec: spec.lifetimeSec + this.options.maxIdleSec };
+    const sandbox = this.afterColdStarts().then(() => {
+      if (this.closed) throw new Error('the warm pool was closed before this sandbox started');
+      return this.inner.create(warmSpec);
     });
     sandbox.catch(() => undefined); // a failed warm-up surfaces as a cold start in create()
     const entry: WarmEntry = {
@@ -90,7 +92,14 @@ export class WarmPool implements SandboxBackend {
       }
     }
     this.stats.cold++;
-    return this.inner.create(spec);
+    const start = this.inner.create(spec);
+    const settled = start.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.coldStarts.add(settled);
+    void settled.then(() => this.coldStarts.delete(settled));
+    return start;
   }
 
   /** Removes every warm sandbox not taken; later `warm` calls are ignored. */
@@ -124,6 +133,10 @@ export class WarmPool implements SandboxBackend {
 
   reap(): Promise<ReapReport> {
     return this.inner.reap();
+  }
+
+  private async afterColdStarts(): Promise<void> {
+    while (this.coldStarts.size > 0) await Promise.all(this.coldStarts);
   }
 
   private remove(key: string, entry: WarmEntry): boolean {

@@ -41,7 +41,36 @@ export const OPENAPI = {
     '/v1/proxy/resume': {
       post: { summary: 'Serve model calls again', responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } } },
     },
-    '/health': { get: { summary: 'Liveness', responses: { '200': { description: 'OK' } } } },
+    '/health': {
+      get: {
+        summary: 'Liveness, and how many rollouts got a container the warm pool started while they were queued',
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    status: { type: 'string', enum: ['ok'] },
+                    run_id: { type: 'string' },
+                    warm_pool: {
+                      type: 'object',
+                      properties: {
+                        warm: { type: 'integer', description: 'containers handed over started' },
+                        cold: { type: 'integer', description: 'containers started on a rollout’s own path' },
+                        unused: { type: 'integer', description: 'warm containers removed untaken' },
+                        idle: { type: 'integer', description: 'warm containers started or starting, not yet taken' },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
   },
   components: {
     schemas: {

@@ -4,12 +4,14 @@ import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
 import { loadTasks, type Task } from '../config/task.js';
 import { getHarness, harnessFor } from '../harness/registry.js';
+import type { Harness } from '../harness/types.js';
 import { runSlot } from '../rollout/attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from '../rollout/model-endpoint.js';
-import type { RolloutDeps, RolloutOutcome } from '../rollout/rollout.js';
+import { warmSandboxFor, type RolloutDeps, type RolloutOutcome } from '../rollout/rollout.js';
 import { SessionRegistry } from '../rollout/sessions.js';
 import { TaskImages } from '../rollout/task-images.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
+import { WarmPool, type WarmPoolStats } from '../sandbox/warm-pool.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { RunNetwork } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
@@ -41,6 +43,8 @@ interface Job {
   outcome: RolloutOutcome | null;
   done: Promise<void>;
   markDone: () => void;
+  /** Its sandbox was handed to the warm pool to start while it waited in the queue. */
+  warmed?: boolean;
 }
 
 /**
@@ -57,6 +61,8 @@ export class RolloutService {
   private readonly abort = new AbortController();
   private active = 0;
   private paused = false;
+  /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
+  private readonly pool: WarmPool;
 
   private constructor(
     private readonly opts: RolloutServiceOptions,
@@ -65,7 +71,9 @@ export class RolloutService {
     private readonly backend: DockerBackend,
     private readonly network: RunNetwork,
     private readonly images: TaskImages,
-  ) {}
+  ) {
+    this.pool = new WarmPool(backend);
+  }
 
   static async start(opts: RolloutServiceOptions): Promise<RolloutService> {
     const backend = opts.backend ?? new DockerBackend();
@@ -142,6 +150,11 @@ export class RolloutService {
     return view;
   }
 
+  /** The warm pool's counts so far, and its warm containers not yet taken. */
+  warmPool(): WarmPoolStats & { idle: number } {
+    return { ...this.pool.stats, idle: this.pool.idle };
+  }
+
   async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
     this.paused = paused;
     for (const endpoint of this.endpoints.values()) {
@@ -154,6 +167,7 @@ export class RolloutService {
   async close(): Promise<void> {
     this.abort.abort();
     this.queue.length = 0;
+    await this.pool.close();
     await this.backend.removeRun(this.runId).catch(() => undefined);
     for (const e of this.endpoints.values()) await (await e.catch(() => undefined))?.close();
     await this.backend.releaseNetwork(this.network).catch(() => undefined);
@@ -170,6 +184,24 @@ export class RolloutService {
         this.pump();
       });
     }
+    const ahead = this.opts.base.warm_pool ?? this.opts.base.concurrency;
+    for (const job of this.queue.slice(0, ahead)) {
+      if (job.warmed || this.abort.signal.aborted) continue;
+      job.warmed = true;
+      try {
+        void warmSandboxFor(this.pool, this.depsFor(job, harnessFor(job.config)), job.task);
+      } catch {
+        // a job its harness cannot run fails when it runs, with that error
+      }
+    }
+  }
+
+  private depsFor(job: Job, harness: Harness, proxyPort?: number): RolloutDeps {
+    return {
+      runId: this.runId, config: job.config, harness, backend: this.pool, store: this.store, sessions: this.sessions,
+      network: this.network, runDir: path.join(this.opts.outputDir, this.runId), signal: this.abort.signal,
+      taskImage: (task) => this.images.get(task), harnessMounts: () => this.images.harnessMounts(harness), proxyPort,
+    };
   }
 
   private async run(job: Job): Promise<void> {
@@ -177,11 +209,7 @@ export class RolloutService {
     try {
       const harness = harnessFor(job.config);
       const endpoint = harness.usesModel ? await this.endpoint(job) : undefined;
-      const deps: RolloutDeps = {
-        runId: this.runId, config: job.config, harness, backend: this.backend, store: this.store, sessions: this.sessions,
-        network: this.network, runDir: path.join(this.opts.outputDir, this.runId), signal: this.abort.signal,
-        taskImage: (task) => this.images.get(task), harnessMounts: () => this.images.harnessMounts(harness), proxyPort: endpoint?.port,
-      };
+      const deps = this.depsFor(job, harness, endpoint?.port);
       const { rolloutId, outcome } = await runSlot(deps, { task: job.task, sampleIndex: job.sampleIndex, firstAttempt: 1 }, job.config.retries.infrastructure, () => job.attempts++);
       job.attempts++;
       job.rolloutId = rolloutId;

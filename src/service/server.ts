@@ -21,7 +21,7 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
   });
   app.setNotFoundHandler((req, reply) => void reply.code(404).send(error(`no route ${req.method} ${req.url}; see GET /openapi.json`)));
 
-  app.get('/health', async () => ({ status: 'ok', run_id: service.runId }));
+  app.get('/health', async () => ({ status: 'ok', run_id: service.runId, warm_pool: service.warmPool() }));
   app.get('/openapi.json', async () => OPENAPI);
 
   app.post('/v1/rollouts', async (req, reply) => {

@@ -59,6 +59,8 @@ describe('openforge serve (rollout service)', () => {
       expect(sample.response_ids.length).toBe(sample.response_logprobs.length);
       expect(sample.reward_score).toBe(v.json.reward);
     }
+    // 6 rollouts, 4 at once: the last 2 waited in the queue while the warm pool started their containers
+    expect((await api('GET', '/health')).json.warm_pool).toEqual({ warm: 2, cold: 4, unused: 0, idle: 0 });
   }, 180_000);
 
   it('pauses and resumes the proxies around a weight update', async () => {

@@ -78,6 +78,20 @@ describe('WarmPool over the real Docker engine', { timeout: 120_000 }, () => {
     await box.remove();
   });
 
+  it('starts warm containers only after the starts a caller waits for', async () => {
+    const pool = new WarmPool(backend);
+    const cold = pool.create(spec('rollout-now', { TASK: 'now' }));
+    pool.warm(spec('later'));
+    const box = await cold;
+    await until(async () => [...(await containersOfRun()).values()].some((r) => r.startsWith('warm-')));
+    const [[warmId]] = [...(await containersOfRun())].filter(([, r]) => r.startsWith('warm-'));
+    const warmCreated = Date.parse((await backend.docker.getContainer(warmId).inspect()).Created);
+    const coldStarted = Date.parse((await backend.docker.getContainer(box.id).inspect()).State.StartedAt);
+    expect(warmCreated).toBeGreaterThanOrEqual(coldStarted);
+    await pool.close();
+    await box.remove();
+  });
+
   it('removes a warm container nobody took within its idle limit; the next create starts its own', async () => {
     const pool = new WarmPool(backend, { maxIdleSec: 2 });
     pool.warm(spec('later'));
