@@ -17,15 +17,17 @@ export interface WarmPoolStats {
 
 interface WarmEntry {
   sandbox: Promise<Sandbox>;
+  /** Starts it now even if starts a caller waits for are in flight: a caller waits for this one. */
+  startNow: () => void;
   expiry: NodeJS.Timeout;
 }
 
 /**
  * A warm pool over any backend: the orchestrator names the sandboxes it will ask for next (`warm`), the pool
- * starts them (after any start a caller is waiting for), and `create` hands over a started one with the same
- * spec, so the start is off the rollout's critical path. A spec less its rollout id decides which warm sandbox fits; a warm sandbox keeps
- * the pool's own id as its rollout label. Each `warm` stands for one later `create`: the pool starts no more
- * than it is told.
+ * starts them (once no start a caller waits for is in flight), and `create` hands over a started one with the
+ * same spec, so the start is off the rollout's critical path. A spec less its rollout id decides which warm
+ * sandbox fits; a warm sandbox keeps the pool's own id as its rollout label. Each `warm` stands for one later
+ * `create`: the pool starts no more than it is told.
  */
 export class WarmPool implements SandboxBackend {
   readonly stats: WarmPoolStats = { warm: 0, cold: 0, unused: 0 };
@@ -61,13 +63,16 @@ export class WarmPool implements SandboxBackend {
     if (this.closed) return;
     const key = identityOf(spec);
     const warmSpec = { ...spec, rolloutId: `${this.prefix}-${++this.count}`, lifetimeSec: spec.lifetimeSec + this.options.maxIdleSec };
-    const sandbox = this.afterColdStarts().then(() => {
+    let startNow!: () => void;
+    const taken = new Promise<void>((resolve) => (startNow = resolve));
+    const sandbox = Promise.race([this.afterColdStarts(), taken]).then(() => {
       if (this.closed) throw new Error('the warm pool was closed before this sandbox started');
       return this.inner.create(warmSpec);
     });
     sandbox.catch(() => undefined); // a failed warm-up surfaces as a cold start in create()
     const entry: WarmEntry = {
       sandbox,
+      startNow,
       expiry: setTimeout(() => {
         if (this.remove(key, entry)) void this.discard(entry);
       }, this.options.maxIdleSec * 1000).unref(),
@@ -83,6 +88,7 @@ export class WarmPool implements SandboxBackend {
     const entry = this.entries.get(key)?.[0];
     if (entry && this.remove(key, entry)) {
       clearTimeout(entry.expiry);
+      entry.startNow();
       try {
         const sandbox = await entry.sandbox;
         this.stats.warm++;

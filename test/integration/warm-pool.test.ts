@@ -92,6 +92,19 @@ describe('WarmPool over the real Docker engine', { timeout: 120_000 }, () => {
     await box.remove();
   });
 
+  it('starts a warm container at once when it is taken before its turn came', async () => {
+    const pool = new WarmPool(backend);
+    let coldReadyAt = 0;
+    const cold = pool.create(spec('rollout-other', { TASK: 'other' })).then((box) => ((coldReadyAt = Date.now()), box));
+    pool.warm(spec('later'));
+    const box = await pool.create(spec('rollout-5')); // its warm-up was waiting for the cold start above
+    const other = await cold;
+    const warmCreated = Date.parse((await backend.docker.getContainer(box.id).inspect()).Created);
+    expect(warmCreated).toBeLessThan(coldReadyAt);
+    expect(pool.stats).toEqual({ warm: 1, cold: 1, unused: 0 });
+    await Promise.all([box.remove(), other.remove()]);
+  });
+
   it('removes a warm container nobody took within its idle limit; the next create starts its own', async () => {
     const pool = new WarmPool(backend, { maxIdleSec: 2 });
     pool.warm(spec('later'));
