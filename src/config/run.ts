@@ -92,7 +92,13 @@ export const RunConfigSchema = z.strictObject({
   /** The runs folder: the SQLite store and each rollout's artifacts go here; relative to the run.yaml. */
   output: z.string().min(1).default('runs'),
   max_turns: z.number().int().min(1).max(1000).default(30),
-  retries: z.strictObject({ infrastructure: z.number().int().min(0).max(10).default(2) }).default({ infrastructure: 2 }),
+  retries: z
+    .strictObject({
+      infrastructure: z.number().int().min(0).max(10).default(2),
+      /** How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops. Optional, so older configs keep their hash. */
+      backend_wait_sec: z.number().int().min(1).max(86_400).optional(),
+    })
+    .default({ infrastructure: 2 }),
   /** A rollout passes (for pass@k / pass^k) when its reward is at least this. */
   pass_threshold: z.number().min(0).max(1).default(1),
 });

@@ -1,9 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runRollout, type RolloutDeps, type RolloutOutcome } from './rollout.js';
 import type { Task } from '../config/task.js';
+import { BackendUnreachableError, DEFAULT_BACKEND_WAIT_SEC } from '../sandbox/backend-unreachable.js';
+import { errorMessage } from '../util/errors.js';
+
+/** Before the n-th retry (1-based): a failure that came from an engine going down tends to repeat for a moment. */
+export const retryBackoffMs = (n: number) => Math.min(1000 * 2 ** (n - 1), 10_000);
 
 /**
  * Runs one (task, sample) slot, retrying only infrastructure failures that happened before the agent
- * started (an agent that ran is never run twice). Each attempt is its own rollout record.
+ * started (an agent that ran is never run twice). Each attempt is its own rollout record. A retry first
+ * backs off and waits for the backend to answer; one that cannot start (the run stopped, or the backend
+ * stayed away: `BackendUnreachableError`, rethrown) is recorded as cancelled, so a resumed run gives it.
  */
 export async function runSlot(
   deps: RolloutDeps,
@@ -18,5 +26,18 @@ export async function runSlot(
     const retry = outcome.errorType === 'infrastructure' && outcome.beforeAgent && attempt - slot.firstAttempt < retries && !deps.signal.aborted;
     if (!retry) return { rolloutId, outcome };
     onRetry?.(outcome);
+    try {
+      await sleep(retryBackoffMs(attempt - slot.firstAttempt + 1), undefined, { signal: deps.signal });
+      const waitSec = deps.config.retries.backend_wait_sec ?? DEFAULT_BACKEND_WAIT_SEC;
+      await deps.backend.waitUntilReachable?.(waitSec * 1000, deps.signal);
+    } catch (err) {
+      const next = `${deps.runId}.${slot.task.id}.${slot.sampleIndex}.${attempt + 1}`;
+      const message = `the retry did not start: ${err instanceof BackendUnreachableError ? err.message.split('\n')[0] : 'the run was interrupted'}`;
+      await deps.store.addRollout({ id: next, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt: attempt + 1, harness: deps.harness.name, parent: deps.parent });
+      await deps.store.updateRollout(next, { status: 'error', errorType: 'cancelled', errorMessage: message, finishedAt: Date.now() });
+      if (err instanceof BackendUnreachableError) throw err;
+      if (!deps.signal.aborted) throw new Error(`waiting to retry ${slot.task.id}#${slot.sampleIndex} failed: ${errorMessage(err)}`);
+      return { rolloutId: next, outcome: { reward: null, errorType: 'cancelled', errorMessage: message, beforeAgent: true } };
+    }
   }
 }

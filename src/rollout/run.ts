@@ -8,6 +8,7 @@ import Docker from 'dockerode';
 import { backendFor } from '../sandbox/backend-for.js';
 import { DockerBackend } from '../sandbox/docker/backend.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
+import { BackendUnreachableError } from '../sandbox/backend-unreachable.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 import { WarmPool } from '../sandbox/warm-pool.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
@@ -69,7 +70,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const releaseLock = acquireRunLock(loaded.outputDir);
   const store = await Store.open(path.join(loaded.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS });
   const cleanups: (() => Promise<unknown>)[] = [];
-  const signal = options.signal ?? new AbortController().signal;
+  // The run stops itself too: when its backend stays unreachable, as it would on Ctrl-C.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  let stoppedBy: BackendUnreachableError | undefined;
   try {
     const configHash = contentHash([JSON.stringify(config), ...tasks.map((t) => t.id)]);
     const latest = await store.latestRun();
@@ -145,10 +149,16 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     cleanups.push(async () => signal.removeEventListener('abort', onAbort));
 
     const runOne = async (slot: (typeof todo)[number]) => {
-      const { outcome } = await runSlot(deps, { task: slot.task, sampleIndex: slot.sampleIndex, firstAttempt: slot.attempt }, config.retries.infrastructure, (failed) =>
-        options.onLog?.(`retrying ${slot.task.id}#${slot.sampleIndex} after an infrastructure error: ${failed.errorMessage}`),
-      );
-      options.onRolloutDone?.({ taskId: slot.task.id, sampleIndex: slot.sampleIndex, outcome });
+      try {
+        const { outcome } = await runSlot(deps, { task: slot.task, sampleIndex: slot.sampleIndex, firstAttempt: slot.attempt }, config.retries.infrastructure, (failed) =>
+          options.onLog?.(`retrying ${slot.task.id}#${slot.sampleIndex} after an infrastructure error: ${failed.errorMessage}`),
+        );
+        options.onRolloutDone?.({ taskId: slot.task.id, sampleIndex: slot.sampleIndex, outcome });
+      } catch (err) {
+        if (!(err instanceof BackendUnreachableError)) throw err;
+        stoppedBy ??= err;
+        stop.abort(err);
+      }
     };
     const limit = Math.min(config.concurrency, backend.maxSandboxes ?? Infinity);
     // Warm containers count against a cluster's cap on sandboxes too.
@@ -158,6 +168,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       for (; pool && warmed < Math.min(next + ahead, todo.length); warmed++) void warmSandboxFor(pool, deps, todo[warmed]!.task);
     };
     await runPool(todo, limit, runOne, signal, warmAhead);
+    if (stoppedBy) {
+      await store.setRunStatus(runId, 'interrupted');
+      throw stoppedBy;
+    }
 
     await store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'finished');
     const summary = summarize(await store.currentRollouts(runId), {

@@ -114,4 +114,10 @@ export interface SandboxBackend {
   removeRun(runId: string): Promise<ReapReport>;
   /** Removes sandboxes and networks whose owning orchestrator process is gone. */
   reap(): Promise<ReapReport>;
+  /**
+   * Resolves once the backend answers: at once (false) when it does, or true when it had to wait, as through an
+   * engine restart, which stops every sandbox. Rejects with a `BackendUnreachableError` after `timeoutMs`, or
+   * with the signal's reason. A backend without it is taken to answer.
+   */
+  waitUntilReachable?(timeoutMs: number, signal: AbortSignal): Promise<boolean>;
 }

@@ -111,6 +111,20 @@ export class WarmPool implements SandboxBackend {
   /** Removes every warm sandbox not taken; later `warm` calls are ignored. */
   async close(): Promise<void> {
     this.closed = true;
+    await this.dropAll();
+  }
+
+  /**
+   * Waits for the backend as `inner` does. After a wait (an engine restart stops every container) the warm
+   * sandboxes are dropped: the rollouts they stood for start their own.
+   */
+  async waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    const waited = (await this.inner.waitUntilReachable?.(timeoutMs, signal)) ?? false;
+    if (waited) await this.dropAll();
+    return waited;
+  }
+
+  private async dropAll(): Promise<void> {
     const all = [...this.entries.values()].flat();
     this.entries.clear();
     await Promise.all(

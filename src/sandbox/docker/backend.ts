@@ -4,8 +4,9 @@ import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER, LABEL_ROLLOUT, LABEL_RUN } from '../labels.js';
 import { ownerAlive, ownerLabel } from '../owner.js';
 import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
+import { BackendUnreachableError } from '../backend-unreachable.js';
 import { DockerSandbox } from './container.js';
-import { isGone } from './errors.js';
+import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
 
 /**
  * Capabilities a rollout keeps: what a root user needs to work on its own files. Everything else
@@ -18,6 +19,8 @@ export class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
   readonly docker: Docker;
   private readonly owner = ownerLabel();
+  /** The one poll every waiting rollout shares while the engine is away. */
+  private reachable?: Promise<boolean>;
 
   constructor(docker?: Docker) {
     this.docker = docker ?? new Docker();
@@ -31,6 +34,26 @@ export class DockerBackend implements SandboxBackend {
         `cannot reach the Docker engine (${process.env.DOCKER_HOST ?? '/var/run/docker.sock'}): ${errorMessage(err)}`,
         'start it (`dockerd > /var/log/dockerd.log 2>&1 &`, or `systemctl start docker`), or run `npm run setup`, which installs and starts it',
       );
+    }
+  }
+
+  waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    this.reachable ??= this.pollUntilReachable(timeoutMs).finally(() => (this.reachable = undefined));
+    return untilAborted(this.reachable, signal);
+  }
+
+  private async pollUntilReachable(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    let lastError = '';
+    for (let waited = false; ; waited = true) {
+      try {
+        await withDeadline(this.docker.ping(), 5000, () => new Error('no answer within 5 s'));
+        return waited;
+      } catch (err) {
+        lastError = errorMessage(err);
+      }
+      if (Date.now() >= deadline) throw new BackendUnreachableError('docker', Math.round(timeoutMs / 1000), lastError);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500, Math.max(0, deadline - Date.now()))));
     }
   }
 
@@ -164,9 +187,21 @@ async function waitReady(sandbox: DockerSandbox): Promise<void> {
       if (res.exitCode === 0) return;
       lastError = `exit ${res.exitCode}: ${res.stderr.trim()}`;
     } catch (err) {
+      // a stopped container or a gone engine will not become ready: fail now, not at the deadline
+      if (isNotRunning(err) || isEngineUnreachable(err)) throw new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`);
       lastError = errorMessage(err);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new RolloutError('infrastructure', `container not exec-ready after ${READY_TIMEOUT_MS / 1000} s: ${lastError}`);
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -1,0 +1,15 @@
+import { UserError } from '../util/errors.js';
+
+/** The backend (the Docker engine, the cluster's API server) stopped answering and did not come back in time. */
+export class BackendUnreachableError extends UserError {
+  constructor(backend: string, waitedSec: number, lastError: string) {
+    super(
+      `the ${backend === 'docker' ? 'Docker engine' : 'Kubernetes API server'} has not answered for ${waitedSec} s (${lastError}), so the run stopped`,
+      'bring it back, then run the same command again: the run resumes with the rollouts that did not finish (`retries.backend_wait_sec` sets how long a run waits)',
+    );
+    this.name = 'BackendUnreachableError';
+  }
+}
+
+/** How long a run waits for its backend to answer again before it stops, unless run.yaml says otherwise. */
+export const DEFAULT_BACKEND_WAIT_SEC = 120;
