@@ -32,7 +32,7 @@ export async function runSlot(
       await deps.backend.waitUntilReachable?.(waitSec * 1000, deps.signal);
     } catch (err) {
       const next = `${deps.runId}.${slot.task.id}.${slot.sampleIndex}.${attempt + 1}`;
-      const message = `the retry did not start: ${err instanceof BackendUnreachableError ? err.message.split('\n')[0] : 'the run was interrupted'}`;
+      const message = `the retry did not start: ${err instanceof BackendUnreachableError ? err.message : 'the run was interrupted'}`;
       await deps.store.addRollout({ id: next, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt: attempt + 1, harness: deps.harness.name, parent: deps.parent });
       await deps.store.updateRollout(next, { status: 'error', errorType: 'cancelled', errorMessage: message, finishedAt: Date.now() });
       if (err instanceof BackendUnreachableError) throw err;

@@ -170,7 +170,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     await runPool(todo, limit, runOne, signal, warmAhead);
     if (stoppedBy) {
       await store.setRunStatus(runId, 'interrupted');
-      throw stoppedBy;
+      throw new UserError(
+        `${stoppedBy.message}, so the run stopped`,
+        'bring it back, then run the same command again: the run resumes with the rollouts that did not finish (`retries.backend_wait_sec` sets how long a run waits)',
+      );
     }
 
     await store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'finished');

@@ -1,12 +1,7 @@
-import { UserError } from '../util/errors.js';
-
 /** The backend (the Docker engine, the cluster's API server) stopped answering and did not come back in time. */
-export class BackendUnreachableError extends UserError {
+export class BackendUnreachableError extends Error {
   constructor(backend: string, waitedSec: number, lastError: string) {
-    super(
-      `the ${backend === 'docker' ? 'Docker engine' : 'Kubernetes API server'} has not answered for ${waitedSec} s (${lastError}), so the run stopped`,
-      'bring it back, then run the same command again: the run resumes with the rollouts that did not finish (`retries.backend_wait_sec` sets how long a run waits)',
-    );
+    super(`the ${backend === 'docker' ? 'Docker engine' : 'Kubernetes API server'} has not answered for ${waitedSec} s (${lastError})`);
     this.name = 'BackendUnreachableError';
   }
 }
