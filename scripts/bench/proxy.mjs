@@ -36,7 +36,8 @@
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
-//                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0]] [--skip-memory]
+//                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0][,proxy-alt]] [--skip-memory]
+//                                [--alt-node-flags='--flag …' (the proxy-alt target: the recording proxy under other Node / V8 flags)]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -78,8 +79,11 @@ const { values } = parseArgs({
     targets: { type: 'string', default: 'direct,passthrough,proxy,proxy-nosink' },
     modes: { type: 'string', default: 'shared,pinned' },
     'skip-memory': { type: 'boolean', default: false },
+    'alt-node-flags': { type: 'string', default: '' },
   },
 });
+/** Node / V8 flags of the `proxy-alt` target: the recording proxy again, to compare flags in one run. */
+const altNodeFlags = values['alt-node-flags'].split(/\s+/).filter(Boolean);
 /** The niceness a server role gives its helper threads: `--helper-nice`, else `openforge proxy`'s default. */
 const helperNice = (defaultNice) => (values['helper-nice'] === '' ? defaultNice : Number(values['helper-nice']));
 /** Size of each non-streamed request body, in KB (at least the ~4 KB base turn). */
@@ -294,10 +298,11 @@ function summarize(samples) {
 // ── main ────────────────────────────────────────────────────────────────────
 
 /** A child process of this script in `role`, optionally pinned to one CPU; talks over IPC. */
-function child(role, args = [], cpu = undefined) {
+function child(role, args = [], cpu = undefined, nodeFlags = []) {
   const argv = [SELF, '--role', role, ...args];
   const stdio = ['ignore', 'inherit', 'inherit', 'ipc'];
-  const proc = cpu === undefined ? fork(SELF, argv.slice(1), { stdio }) : spawn('taskset', ['-c', String(cpu), process.execPath, ...argv], { stdio });
+  const proc =
+    cpu === undefined ? fork(SELF, argv.slice(1), { stdio, execArgv: nodeFlags }) : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeFlags, ...argv], { stdio });
   const waiting = [];
   proc.on('message', (message) => waiting.shift()?.(message));
   proc.on('exit', (code) => {
@@ -319,7 +324,7 @@ function pinSelf(cpus) {
   return spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)]).status === 0;
 }
 
-const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink', 'proxy-nice0'];
+const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink', 'proxy-nice0', 'proxy-alt'];
 const HOP_PERCENTILES = [50, 90, 95, 99, 99.9];
 const UPSTREAMS = ['instant', 'paced', 'lockstep'];
 const ROUNDS = 3;
@@ -344,6 +349,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     ...(targets.includes('proxy-nice0')
       ? { 'proxy-nice0': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'], hop) }
       : {}),
+    // diagnostic, on request: a second recording proxy started with other Node / V8 flags (--alt-node-flags)
+    ...(targets.includes('proxy-alt')
+      ? { 'proxy-alt': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-alt.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop, altNodeFlags) }
+      : {}),
   };
   const loadgen = child('loadgen', [], pinned ? 0 : undefined);
   const info = {};
@@ -354,6 +363,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     proxy: info.proxy.secrets.map((secret) => `${info.proxy.url}/s/${secret}/v1/chat/completions`),
     'proxy-nosink': info['proxy-nosink'].secrets.map((secret) => `${info['proxy-nosink'].url}/s/${secret}/v1/chat/completions`),
     'proxy-nice0': info['proxy-nice0']?.secrets.map((secret) => `${info['proxy-nice0'].url}/s/${secret}/v1/chat/completions`),
+    'proxy-alt': info['proxy-alt']?.secrets.map((secret) => `${info['proxy-alt'].url}/s/${secret}/v1/chat/completions`),
   };
   // what the proxy adds to every upstream request, sent by the other targets themselves: same upstream work
   const tokenCapture = { logprobs: true, return_token_ids: true };
@@ -363,7 +373,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     whole: JSON.stringify({ ...requestBody(false), ...(capture ? tokenCapture : {}) }),
     stream: JSON.stringify({ ...requestBody(true), max_tokens: 8, ...(capture ? streamCapture : {}) }),
   });
-  const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false) };
+  const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false), 'proxy-alt': bodies(false) };
 
   const drain = async (target) => {
     // the records of a target's calls are written before anything else runs (and count in its CPU)
@@ -437,6 +447,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   const closed = await procs.proxy.ask({ type: 'close' });
   await procs['proxy-nosink'].ask({ type: 'close' });
   await procs['proxy-nice0']?.ask({ type: 'close' });
+  await procs['proxy-alt']?.ask({ type: 'close' });
   procs.passthrough.proc.send({ type: 'close' });
   loadgen.proc.send({ type: 'exit' });
   if (pinned) pinSelf(`0-${os.cpus().length - 1}`);
@@ -575,7 +586,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(requestBody(false)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
-  console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}`);
+  console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`);
   const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, toolMs, modes: [] };
   for (const { mode, speed, rows, recorded } of results) {
     const upstream = {
