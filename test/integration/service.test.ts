@@ -19,22 +19,23 @@ async function api(method: string, url: string, body?: unknown): Promise<{ statu
 beforeAll(async () => {
   await workspaceImage();
   const out = mkdtempSync(path.join(os.tmpdir(), 'of-serve-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  server = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--output', out, '--concurrency', '4'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
+  // port 0: the service takes a free port and prints it (a port picked here could be taken before it binds)
+  server = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--output', out, '--concurrency', '4'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  base = await new Promise<string>((resolve, reject) => {
     let err = '';
     server.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
-      if (err.includes('openforge serve: http')) resolve();
+      const listening = /openforge serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+      if (listening) resolve(listening[1]!);
     });
     server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
-  base = `http://127.0.0.1:${port}`;
 }, 120_000);
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await new Promise((r) => server?.once('exit', r));
+  if (!server || server.exitCode !== null || server.signalCode !== null) return; // it never came up, or has exited
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
 });
 
 describe('openforge serve (rollout service)', () => {

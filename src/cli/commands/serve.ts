@@ -4,12 +4,12 @@ import { loadRunConfig, resolveRunConfig } from '../../config/run.js';
 import { buildServiceApp } from '../../service/server.js';
 import { RolloutService } from '../../service/rollout-service.js';
 import { samplesForService } from '../../service/samples.js';
-import { toInt } from '../to-int.js';
+import { toInt, toPort } from '../to-int.js';
 
 export function serveCommand(): Command {
   return new Command('serve')
     .description('serve the rollout API for online RL (POST /v1/rollouts, GET /v1/rollouts/:id, POST /v1/proxy/pause|resume)')
-    .option('-p, --port <n>', 'port', toInt, 8700)
+    .option('-p, --port <n>', 'port (0: any free one, printed once listening)', toPort, 8700)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--config <run.yaml>', 'timeouts, resources, network, concurrency and retries for every rollout (its tasks/model keys are ignored)')
     .option('-o, --output <dir>', 'where the store and artifacts go', 'runs/service')
@@ -27,7 +27,9 @@ export function serveCommand(): Command {
       });
       const app = buildServiceApp(service);
       await app.listen({ host: opts.host, port: opts.port });
-      process.stderr.write(`openforge serve: http://${opts.host}:${opts.port} (run ${service.runId}, store ${path.resolve(opts.output)}) · API: GET /openapi.json\n`);
+      const bound = app.server.address();
+      const port = bound && typeof bound === 'object' ? bound.port : opts.port;
+      process.stderr.write(`openforge serve: http://${opts.host}:${port} (run ${service.runId}, store ${path.resolve(opts.output)}) · API: GET /openapi.json\n`);
       let closing = false;
       const shutdown = async () => {
         if (closing) process.exit(130);
