@@ -38,6 +38,7 @@
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0][,proxy-alt]] [--skip-memory]
 //                                [--alt-node-flags='--flag …' (the proxy-alt target: the recording proxy under other Node / V8 flags)]
+//                                [--alt-dist DIR (the proxy-alt target: the recording proxy of another build, e.g. an earlier commit's dist/)]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -45,7 +46,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '../../dist/util/seeded-random.js';
 
@@ -80,10 +81,14 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'shared,pinned' },
     'skip-memory': { type: 'boolean', default: false },
     'alt-node-flags': { type: 'string', default: '' },
+    'alt-dist': { type: 'string', default: '' },
+    dist: { type: 'string', default: '' },
   },
 });
 /** Node / V8 flags of the `proxy-alt` target: the recording proxy again, to compare flags in one run. */
 const altNodeFlags = values['alt-node-flags'].split(/\s+/).filter(Boolean);
+/** The `proxy-alt` target's build: another `dist` folder (`--alt-dist`), to compare two builds in one run. */
+const altDist = values['alt-dist'] ? ['--dist', values['alt-dist']] : [];
 /** The niceness a server role gives its helper threads: `--helper-nice`, else `openforge proxy`'s default. */
 const helperNice = (defaultNice) => (values['helper-nice'] === '' ? defaultNice : Number(values['helper-nice']));
 /** Size of each non-streamed request body, in KB (at least the ~4 KB base turn). */
@@ -93,9 +98,11 @@ if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: us
 // ── roles ───────────────────────────────────────────────────────────────────
 
 async function proxyRole() {
-  const { startProxy } = await import('../../dist/proxy/server.js');
-  const { RECORD_LINGER_MS, Store } = await import('../../dist/store/store.js');
-  const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
+  // `--dist` (the proxy-alt target under --alt-dist): another build of OpenForge, e.g. an earlier commit's
+  const dist = values.dist ? `${pathToFileURL(path.resolve(values.dist)).href}/` : new URL('../../dist/', import.meta.url).href;
+  const { startProxy } = await import(new URL('proxy/server.js', dist).href);
+  const { RECORD_LINGER_MS, Store } = await import(new URL('store/store.js', dist).href);
+  const { HELPER_THREADS_NICE, lowerHelperThreads } = await import(new URL('util/helper-threads.js', dist).href);
   // `--sink none` (diagnostics only): the same proxy recording into a sink that drops every call
   const recordLingerMs = values['record-linger-ms'] ? Number(values['record-linger-ms']) : RECORD_LINGER_MS;
   if (!(recordLingerMs >= 0)) throw new Error(`--record-linger-ms ${values['record-linger-ms']}: use a number of milliseconds, 0 or more`);
@@ -297,6 +304,9 @@ function summarize(samples) {
 
 // ── main ────────────────────────────────────────────────────────────────────
 
+/** Every child process still running, so that one that dies early takes the others with it. */
+const children = new Set();
+
 /** A child process of this script in `role`, optionally pinned to one CPU; talks over IPC. */
 function child(role, args = [], cpu = undefined, nodeFlags = []) {
   const argv = [SELF, '--role', role, ...args];
@@ -305,8 +315,14 @@ function child(role, args = [], cpu = undefined, nodeFlags = []) {
     cpu === undefined ? fork(SELF, argv.slice(1), { stdio, execArgv: nodeFlags }) : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeFlags, ...argv], { stdio });
   const waiting = [];
   proc.on('message', (message) => waiting.shift()?.(message));
+  children.add(proc);
   proc.on('exit', (code) => {
-    if (code !== 0 && waiting.length) console.error(`bench: the ${role} process exited with ${code}`);
+    children.delete(proc);
+    if (code === 0 || !waiting.length) return;
+    // it will never answer: stop the whole bench instead of waiting for it
+    console.error(`bench: the ${role} process exited with ${code}`);
+    for (const other of children) other.kill();
+    process.exit(1);
   });
   const next = () => new Promise((resolve) => waiting.push(resolve));
   return {
@@ -351,7 +367,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
       : {}),
     // diagnostic, on request: a second recording proxy started with other Node / V8 flags (--alt-node-flags)
     ...(targets.includes('proxy-alt')
-      ? { 'proxy-alt': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-alt.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop, altNodeFlags) }
+      ? { 'proxy-alt': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-alt.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice'], ...altDist], hop, altNodeFlags) }
       : {}),
   };
   const loadgen = child('loadgen', [], pinned ? 0 : undefined);

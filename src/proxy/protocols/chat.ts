@@ -21,6 +21,7 @@ export const chatProtocol: Protocol = {
       stream: request.stream === true,
       label: 'policy',
       upstreamRequest: { ...request },
+      upstreamRequestIsBody: true,
       translateResponse: (upstream: ChatBody) => stripEngineFields(upstream, { logprobs: wants.logprobs }),
       streamTranslator: () => new ChatStreamTranslator(wants),
     };

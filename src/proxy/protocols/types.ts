@@ -33,6 +33,12 @@ export interface PreparedCall {
    * harness's body is recorded as it was sent.
    */
   upstreamRequest: ChatRequestBody;
+  /**
+   * True when `upstreamRequest` holds the harness body's own fields, unchanged (Chat Completions):
+   * the proxy then sends the harness's bytes upstream with its own fields set in front, instead of
+   * serialising the request again.
+   */
+  upstreamRequestIsBody?: boolean;
   /** A whole upstream `chat.completion` → the body the harness receives (also what is recorded). */
   translateResponse(upstream: ChatBody): unknown;
   /** A translator for one streamed answer. */

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { ChatRequestBody } from '../chat-wire.js';
 import type { ForcedSampling, UpstreamKind } from '../types.js';
+import { topLevelMembers, withTopLevelFields } from './json-members.js';
 
 /** Fields each kind of server understands for returning token ids (OpenAI rejects unknown fields). */
 const TOKEN_ID_FIELDS: Record<UpstreamKind, Record<string, true>> = {
@@ -26,6 +28,31 @@ export function upstreamBody(
   if (sampling?.temperature !== undefined) body.temperature = sampling.temperature;
   if (sampling?.maxTokens !== undefined) capMaxTokens(body, sampling.maxTokens);
   return body;
+}
+
+/**
+ * `upstreamBody` as bytes, when `request` is the object parsed from `source` (the harness's body):
+ * the fields the proxy sets go in front, every other member is the harness's own bytes. The same
+ * JSON as `JSON.stringify(upstreamBody(…))`, except that what the proxy leaves alone reaches the
+ * upstream as written (a seed past 2^53 keeps its digits), without serialising the request again
+ * and with no string of it on the V8 heap. Undefined when `source` is not one JSON object in valid UTF-8 (the caller
+ * serialises instead: invalid bytes reached the parsed request as U+FFFD, so they must not pass).
+ */
+export function upstreamBodyBytes(
+  request: ChatRequestBody,
+  source: Buffer,
+  kind: UpstreamKind,
+  sampling: ForcedSampling | undefined,
+): Buffer[] | undefined {
+  if (!isUtf8(source)) return undefined;
+  const members = topLevelMembers(source);
+  if (!members) return undefined;
+  const body = upstreamBody(request, kind, sampling);
+  const set: Record<string, unknown> = {};
+  for (const key of Object.keys(body)) {
+    if (!Object.hasOwn(request, key) || body[key] !== request[key]) set[key] = body[key];
+  }
+  return withTopLevelFields(source, members, set);
 }
 
 function capMaxTokens(body: ChatRequestBody, cap: number): void {

@@ -22,7 +22,8 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   url: URL;
   headers: Record<string, string>;
-  body?: string;
+  /** Text, or bytes in pieces written as one (e.g. slices of the harness's own request). */
+  body?: string | readonly Buffer[];
   signal: AbortSignal;
 }
 
@@ -36,14 +37,25 @@ export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, ti
   if (signal.aborted) return Promise.reject(signal.reason);
   const transport = request.url.protocol === 'https:' ? https : http;
   const headers: Record<string, string | number> = { ...request.headers };
-  if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
+  const { body } = request;
+  if (body !== undefined) headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : byteLengthOf(body);
   const req = transport.request(request.url, { method: request.method, headers, agent: agents.forUrl(request.url) });
   // The listeners live until the answer's headers, which for a whole answer is the whole generation:
   // set up where they cannot see `request`, or every call in flight would keep its body (a few KB of
   // string the young-generation GC copies at every pass).
   const answer = responseOf(req, signal, timeouts);
-  req.end(request.body);
+  if (typeof body === 'object') {
+    // the pieces wait in the request's output until its socket is assigned, then go out in one writev
+    for (const piece of body) req.write(piece);
+    req.end();
+  } else req.end(body);
   return answer;
+}
+
+function byteLengthOf(pieces: readonly Buffer[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  return length;
 }
 
 function responseOf(req: http.ClientRequest, signal: AbortSignal, timeouts: UpstreamTimeouts): Promise<http.IncomingMessage> {

@@ -8,6 +8,7 @@
 import type { ChatBody } from '../chat-wire.js';
 
 const KEY = Buffer.from('"prompt_token_ids"');
+const NULL = Buffer.from('null');
 const [QUOTE, BACKSLASH, COMMA, COLON, MINUS, ZERO, NINE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [
   0x22, 0x5c, 0x2c, 0x3a, 0x2d, 0x30, 0x39, 0x7b, 0x7d, 0x5b, 0x5d,
 ];
@@ -17,16 +18,24 @@ const MAX_ID_DIGITS = 10;
 /**
  * Parses an upstream answer (a whole `chat.completion`, or one stream chunk) that must be a JSON
  * object; its top-level `prompt_token_ids`, when a list of 32-bit integers, comes back as an
- * Int32Array. Throws what `JSON.parse` throws, or when the value is not an object.
+ * Int32Array. Throws what `JSON.parse` throws, or when the value is not an object. Takes `bytes`
+ * over: the id list is cut out of them in place, so what is parsed is one flat string.
  */
 export function parseAnswer(bytes: Buffer): ChatBody {
   const list = topLevelIdList(bytes);
-  const json = list ? `${bytes.toString('utf8', 0, list.start)}null${bytes.toString('utf8', list.end)}` : bytes.toString('utf8');
-  const parsed: unknown = JSON.parse(json);
+  const parsed: unknown = JSON.parse(list ? withoutList(bytes, list) : bytes.toString('utf8'));
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
   const body = parsed as ChatBody;
   if (list) body.prompt_token_ids = list.ids;
   return body;
+}
+
+/** The text of `bytes` with `null` for the list: written over the list's bytes when it is long enough (`[1]` is not). */
+function withoutList(bytes: Buffer, list: { start: number; end: number }): string {
+  if (list.end - list.start < NULL.length) return `${bytes.toString('utf8', 0, list.start)}null${bytes.toString('utf8', list.end)}`;
+  NULL.copy(bytes, list.start);
+  bytes.copyWithin(list.start + NULL.length, list.end);
+  return bytes.toString('utf8', 0, bytes.length - (list.end - list.start - NULL.length));
 }
 
 /** The ids and the byte range of their `[...]`, or undefined for anything but a top-level list of 32-bit integers. */

@@ -3,8 +3,8 @@ import type { ProxySession } from '../../store/types.js';
 import { errorMessage } from '../../util/errors.js';
 import type { ChatRequestBody } from '../chat-wire.js';
 import { ProxyHttpError } from '../http-error.js';
-import type { ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamTimeouts } from '../types.js';
-import { upstreamBody } from './engine-request.js';
+import type { ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamKind, UpstreamTimeouts } from '../types.js';
+import { upstreamBody, upstreamBodyBytes } from './engine-request.js';
 import { UpstreamAgents, readText, sendHttpRequest, type HttpRequest } from './http-client.js';
 import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
 import { stickyIndex } from './sticky-router.js';
@@ -54,8 +54,16 @@ export class UpstreamPool {
    * Sends a chat request. With `again`, the request is dropped once the first attempt is sent and a
    * retry asks `again` for it: a generation takes seconds, and the young-generation GC would copy a
    * request kept for it at every pass. Without `again`, the request is kept for retries.
+   * With `source`, the bytes `request` was parsed from (every request `again` returns too), the body
+   * sent is those bytes with the proxy's fields set in front (`upstreamBodyBytes`).
    */
-  postChat(request: ChatRequestBody, session: ProxySession, signal: AbortSignal, again?: () => ChatRequestBody): Promise<UpstreamAnswer> {
+  postChat(
+    request: ChatRequestBody,
+    session: ProxySession,
+    signal: AbortSignal,
+    again?: () => ChatRequestBody,
+    source?: Buffer,
+  ): Promise<UpstreamAnswer> {
     const stream = request.stream === true;
     // No closure here may see `request` itself, or it would live with the call.
     let unsent: ChatRequestBody | undefined = request;
@@ -73,9 +81,13 @@ export class UpstreamPool {
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },
-      body: JSON.stringify(upstreamBody(next(), target.config.kind, this.sampling)),
+      body: this.chatBody(next(), target.config.kind, source),
       signal,
     }));
+  }
+
+  private chatBody(request: ChatRequestBody, kind: UpstreamKind, source: Buffer | undefined): string | Buffer[] {
+    return (source && upstreamBodyBytes(request, source, kind, this.sampling)) ?? JSON.stringify(upstreamBody(request, kind, this.sampling));
   }
 
   /** A small JSON request that is not a chat completion, e.g. vLLM's `../tokenize` (served at the root). */

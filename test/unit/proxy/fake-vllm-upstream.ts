@@ -23,6 +23,8 @@ export type Scenario =
 
 export interface SeenRequest {
   body: Record<string, unknown>;
+  /** The body's text as it arrived. */
+  text: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -88,9 +90,20 @@ export async function startFakeVllm(): Promise<FakeVllm> {
     data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'test-fake' }],
   }));
 
+  const texts = new WeakMap<object, string>();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      const parsed = JSON.parse(text as string) as object;
+      texts.set(parsed, text as string);
+      done(null, parsed);
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
   app.post('/v1/chat/completions', async (request, reply) => {
     const body = request.body as Record<string, unknown>;
-    fake.requests.push({ body, headers: { ...request.headers } });
+    fake.requests.push({ body, text: texts.get(body) ?? '', headers: { ...request.headers } });
     const scenario = fake.script.shift() ?? { kind: 'text' };
     if (scenario.kind === 'status') {
       if (scenario.retryAfter) void reply.header('retry-after', scenario.retryAfter);

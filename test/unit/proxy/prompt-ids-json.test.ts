@@ -42,6 +42,14 @@ describe('prompt_token_ids read from the bytes of a whole answer', () => {
     expect(split(answer([])).ids).toEqual([]);
   });
 
+  it('cuts a list shorter than the null that replaces it as cleanly as a long one', () => {
+    for (const ids of [[], [7], [42], [1, 2], [-3], [123456]]) {
+      const body = answer(ids);
+      expect(split(body)).toEqual({ fromBytes: true, ids, parsed: { ...body, prompt_token_ids: null } });
+      expect(split(body, 2)).toEqual({ fromBytes: true, ids, parsed: { ...body, prompt_token_ids: null } });
+    }
+  });
+
   it('finds the top-level key when the same text sits in a message or deeper in the answer', () => {
     const inContent = answer([1, 2, 3], 'the field "prompt_token_ids":[9,9] is vLLM\'s');
     expect(split(inContent).ids).toEqual([1, 2, 3]);

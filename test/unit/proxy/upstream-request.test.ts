@@ -49,6 +49,35 @@ describe('what the upstream receives', () => {
     expect(calls.map((c) => c.model)).toEqual(['policy', 'policy', 'policy']);
   });
 
+  it("passes the harness's own fields on exactly, whatever its JSON looks like", async () => {
+    fx = await startFixture({ sampling: { model: 'served-policy', temperature: 0.7, maxTokens: 256 } });
+    const session = fx.session();
+    // pretty-printed, an escaped key, a duplicated key, a field the proxy does not know, awkward strings
+    const raw = `{
+      "mod\\u0065l": "policy",
+      "temperature": 0, "temperature": 1,
+      "messages": [ { "role": "user", "content": "a \\"quote\\", braces }{ ][, é 日本 🚀, a \\\\ backslash" } ],
+      "chat_template_kwargs": { "enable_thinking": false },
+      "max_tokens": 10000
+    }`;
+    const sent = async (body: Buffer) => {
+      const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(200);
+      return fx.fake.requests.at(-1)?.body;
+    };
+    const forced = { model: 'served-policy', temperature: 0.7, max_tokens: 256, return_token_ids: true, logprobs: true };
+    expect(await sent(Buffer.from(raw))).toEqual({ ...JSON.parse(raw), ...forced });
+    // a field the proxy leaves alone reaches the upstream as the harness wrote it: a seed past 2^53
+    // would lose digits through JSON.parse and JSON.stringify, 1.0 would become 1
+    await sent(Buffer.from('{"model":"policy","messages":[{"role":"user","content":"hi"}],"seed": 12345678901234567891,"top_p":1.0}'));
+    expect(fx.fake.requests.at(-1)?.text).toContain('"seed": 12345678901234567891,"top_p":1.0}');
+    // bytes that are not UTF-8 reach the parsed request as U+FFFD: that is what goes upstream too
+    const invalid = Buffer.concat([Buffer.from('{"model":"policy","messages":[{"role":"user","content":"bad '), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
+    const received = await sent(invalid);
+    expect(received?.messages).toEqual([{ role: 'user', content: 'bad \ufffd\ufffd' }]);
+    expect(received).toMatchObject(forced);
+  });
+
   it('sends the upstream API key as Bearer and records it nowhere', async () => {
     const apiKey = 'sk-upstream-very-secret-key';
     fx = await startFixture({ upstreamApiKey: apiKey });
