@@ -3,14 +3,7 @@
  * rewrite a few top-level fields of a request while passing every other byte through as it came.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, isSpace, skipSpace } from './json-bytes.js';
 
 /** One `"key": value` of the outermost object: `start` is its key's opening quote, `end` one past its value. */
 export interface JsonMember {
@@ -44,14 +37,6 @@ export function topLevelMembers(bytes: Buffer): JsonMember[] | undefined {
     if (bytes[i] === CLOSE_BRACE) return skipSpace(bytes, i + 1) === bytes.length ? members : undefined;
     if (bytes[i] !== COMMA) return undefined;
     i = skipSpace(bytes, i + 1);
-  }
-}
-
-function skipSpace(bytes: Uint8Array, i: number): number {
-  for (;;) {
-    const c = bytes[i];
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
-    else return i;
   }
 }
 
@@ -90,7 +75,7 @@ function valueEnd(bytes: Uint8Array, i: number): number {
   let j = i;
   while (j < bytes.length) {
     const c = bytes[j];
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
     j++;
   }
   return j;

@@ -6,12 +6,10 @@
  */
 
 import type { ChatBody } from '../chat-wire.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, skipSpace } from './json-bytes.js';
 
 const KEY = Buffer.from('"prompt_token_ids"');
 const NULL = Buffer.from('null');
-const [QUOTE, BACKSLASH, COMMA, COLON, MINUS, ZERO, NINE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [
-  0x22, 0x5c, 0x2c, 0x3a, 0x2d, 0x30, 0x39, 0x7b, 0x7d, 0x5b, 0x5d,
-];
 /** Token ids fit in 32 bits; a longer run of digits is not an id list this reader handles. */
 const MAX_ID_DIGITS = 10;
 
@@ -97,9 +95,4 @@ function depthAt(bytes: Buffer, end: number): number {
     else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
   }
   return inString ? -1 : depth;
-}
-
-function skipSpace(bytes: Buffer, at: number): number {
-  for (let c = bytes[at]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = bytes[++at]);
-  return at;
 }
