@@ -35,8 +35,9 @@ export function upstreamBody(
  * the fields the proxy sets go in front, every other member is the harness's own bytes. The same
  * JSON as `JSON.stringify(upstreamBody(…))`, except that what the proxy leaves alone reaches the
  * upstream as written (a seed past 2^53 keeps its digits), without serialising the request again
- * and with no string of it on the V8 heap. Undefined when `source` is not one JSON object in valid UTF-8 (the caller
- * serialises instead: invalid bytes reached the parsed request as U+FFFD, so they must not pass).
+ * and with no string of it on the V8 heap. Undefined when `source` is not one JSON object in valid
+ * UTF-8: the caller serialises instead (invalid bytes reached the parsed request as U+FFFD, so
+ * they must not pass).
  */
 export function upstreamBodyBytes(
   request: ChatRequestBody,
