@@ -8,8 +8,7 @@ import { DockerBackend } from '../../sandbox/docker/backend.js';
 import { openRunFolder } from '../../ui/run-folder.js';
 import { startInspector } from '../../ui/server.js';
 import { abortOnSignals } from '../interrupt.js';
-import { toPort } from './inspect.js';
-import { toInt } from '../to-int.js';
+import { toInt, toPort } from '../to-int.js';
 
 /** `openforge debug`: one rollout of one task, watched live in the inspector, its container kept for a shell. */
 export function debugCommand(): Command {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { openRunFolder } from '../../ui/run-folder.js';
 import { startInspector } from '../../ui/server.js';
+import { toPort } from '../to-int.js';
 
 /** `openforge inspect`: the web inspector over a finished (or running) run folder. */
 export function inspectCommand(): Command {
@@ -19,11 +20,6 @@ export function inspectCommand(): Command {
     });
 }
 
-export function toPort(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`expected a port number from 0 to 65535, got "${value}"`);
-  return n;
-}
 
 /** Resolves on the first Ctrl-C / SIGTERM. */
 export function untilInterrupted(): Promise<void> {

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { startStandaloneProxy, type StandaloneProxy } from '../../proxy/standalone.js';
 import type { UpstreamKind } from '../../proxy/types.js';
 import { HELPER_THREADS_NICE, lowerHelperThreads } from '../../util/helper-threads.js';
+import { toInt, toPort } from '../to-int.js';
 
 interface ProxyCliOptions {
   upstream: string[];
@@ -25,12 +26,12 @@ export function proxyCommand(): Command {
     .description('run the recording proxy in front of your own vLLM / SGLang / OpenAI-compatible server (or the sim), recording every call with token ids')
     .requiredOption('--upstream <url|sim:spec>', 'upstream base URL with /v1, or sim:oracle | sim:noisy:<p>; repeat for replicas (sticky per rollout)', collect)
     .addOption(new Option('--kind <kind>', 'what the URL upstreams are').choices(['vllm', 'sglang', 'openai-compatible']).default('vllm'))
-    .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', toPort, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .requiredOption('--db <file>', 'SQLite store the calls are recorded into (created if missing)')
     .option('--model <name>', 'model name forced onto every upstream request')
     .option('--temperature <t>', 'temperature forced onto every upstream request', finiteNumber('--temperature'))
-    .option('--max-tokens <n>', 'cap on max_tokens of every upstream request', wholeNumber('--max-tokens'))
+    .option('--max-tokens <n>', 'cap on max_tokens of every upstream request', toInt)
     .option('--policy-model <name>', 'model name that is a policy turn; calls for other models are labelled helper (repeatable)', collect)
     .option('--tasks <dir>', 'task folder or suite the sim upstreams solve')
     .option('--open', 'accept ANY API key or path token as a session, used as its rollout id (quick data collection, no isolation)')
@@ -121,13 +122,6 @@ function untilSignal(onFirst: () => void): Promise<void> {
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-function wholeNumber(name: string): (value: string) => number {
-  return (value) => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} takes a whole number ≥ 0, got "${value}"`);
-    return Number(value);
-  };
 }
 
 function niceness(value: string): number {

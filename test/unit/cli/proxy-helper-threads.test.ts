@@ -81,4 +81,17 @@ describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yi
     expect(res.status).not.toBe(0);
     expect(res.stderr).toContain('--helper-nice takes a whole number from 0 (unchanged) to 19 (lowest priority), got "20"');
   });
+
+  it('refuses a port past 65535 and a max-tokens cap of 0 in one line each, naming the option', () => {
+    for (const [flag, value, message] of [
+      ['--port', '70000', 'expected a port from 0 to 65535, got "70000"'],
+      ['--max-tokens', '0', 'expected a positive whole number, got "0"'],
+    ] as const) {
+      const res = spawnSync(process.execPath, [CLI, 'proxy', '--upstream', 'sim:oracle', '--db', '/tmp/unused.db', flag, value], { encoding: 'utf8' });
+      expect(res.status).not.toBe(0);
+      expect(res.stderr).toContain(`option '${flag} <`);
+      expect(res.stderr).toContain(message);
+      expect(res.stderr).not.toContain('    at ');
+    }
+  });
 });
