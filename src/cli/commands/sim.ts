@@ -3,6 +3,7 @@ import { loadTasks } from '../../config/task.js';
 import { formatSimSpec, parseSimSpec } from '../../model/policies/sim-spec.js';
 import { startSimServer } from '../../model/server.js';
 import { UserError } from '../../util/errors.js';
+import { toPort } from '../to-int.js';
 
 interface SimOptions {
   policy: string;
@@ -20,7 +21,7 @@ export function simCommand(): Command {
     .option('--policy <policy>', 'oracle | noisy:<p> | replay:<rollout-id> (the "sim:" prefix is optional)', 'oracle')
     .option('--tasks <dir>', 'task folder or suite the oracle solves (needed by oracle and noisy)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', integerOption('--port'), 8000)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', toPort, 8000)
     .option('--model <name>', 'served model id (default sim-<policy>)')
     .option('--token-delay-ms <ms>', 'pause before each streamed chunk', integerOption('--token-delay-ms'), 0)
     .action(async (options: SimOptions) => {
