@@ -50,6 +50,6 @@ describe('openforge sim', () => {
 
   it('rejects a port that is not a number', async () => {
     const cmd = simCommand().exitOverride().configureOutput({ writeErr: () => {} });
-    await expect(cmd.parseAsync(['--port', 'eighty'], { from: 'user' })).rejects.toThrow(/--port takes a whole number/);
+    await expect(cmd.parseAsync(['--port', 'eighty'], { from: 'user' })).rejects.toThrow(/'--port <port>' argument 'eighty' is invalid. expected a port from 0 to 65535/);
   });
 });
