@@ -3,6 +3,7 @@
 //   node scripts/bench/rollouts.mjs [--suite envs/claw-basic] [--levels 1,2,4,8] [--per-task 1] [--starts 10]
 //     [--warm-pools 0,c]   (each level with each warm_pool size; `c` = the level's concurrency)
 //     [--harnesses forge-agent,qwen-code,openclaw,claude-code,codex] [--harness-tasks a,b] [--harness-concurrency 2]
+//     [--alt-dist DIR] [--repeat N]   (another build, e.g. a worktree of an earlier commit, alternating with this one)
 // --harnesses adds per-harness figures (start → first model call, calls per rollout, rollouts/min) from one
 // run per harness over the same tasks; --starts 0 --levels '' measures only those.
 // Needs `npm run build` and the images (`npm run setup`). Prints a table and a JSON line.
@@ -11,8 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveRunConfig } from '../../dist/config/run.js';
-import { executeRun } from '../../dist/rollout/run.js';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { DockerBackend } from '../../dist/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../dist/sandbox/docker/images.js';
 import { WarmPool } from '../../dist/sandbox/warm-pool.js';
@@ -29,8 +30,25 @@ const { values } = parseArgs({
     harnesses: { type: 'string', default: '' },
     'harness-tasks': { type: 'string', default: '' },
     'harness-concurrency': { type: 'string', default: '2' },
+    'alt-dist': { type: 'string' },
+    repeat: { type: 'string', default: '1' },
   },
 });
+
+// The build measured, and with --alt-dist DIR another one (e.g. a git worktree of an earlier commit, built,
+// its node_modules resolvable), run alternately at each level so both see the same machine.
+const loadBuild = async (name, dist) => ({
+  name,
+  resolveRunConfig: (await import(pathToFileURL(path.join(dist, 'config/run.js')).href)).resolveRunConfig,
+  executeRun: (await import(pathToFileURL(path.join(dist, 'rollout/run.js')).href)).executeRun,
+});
+const builds = [await loadBuild('this', path.resolve(import.meta.dirname, '../../dist'))];
+if (values['alt-dist']) builds.push(await loadBuild('alt', path.resolve(values['alt-dist'], 'dist')));
+/** CPU time the whole machine spent busy (all cores, in seconds): containers and engine included. */
+const machineBusySec = () => {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100;
+};
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const backend = new DockerBackend();
@@ -82,16 +100,22 @@ const throughput = [];
 const warmPools = values['warm-pools'].split(',').filter(Boolean);
 for (const c of levels) {
   for (const w of warmPools) {
-    const warm = w === 'c' ? c : Number(w);
-    const output = mkdtempSync(path.join(os.tmpdir(), 'of-bench-'));
-    const loaded = resolveRunConfig(
-      { tasks: path.resolve(values.suite), harness: values.harness, model: { upstream: 'sim:oracle' }, rollouts_per_task: Number(values['per-task']), concurrency: c, warm_pool: warm, output },
-      path.join(output, 'run.yaml'),
-    );
-    const s = await executeRun(loaded);
-    const failed = s.rollouts - s.tasks.reduce((n, t) => n + t.passes, 0);
-    throughput.push({ concurrency: c, warmPool: warm, rollouts: s.rollouts, wallSec: s.wallTimeSec, perMinute: s.rolloutsPerMinute, failed });
-    rmSync(output, { recursive: true, force: true });
+    for (let round = 0; round < Number(values.repeat); round++) {
+      for (const build of round % 2 ? [...builds].reverse() : builds) {
+        const warm = w === 'c' ? c : Number(w);
+        const output = mkdtempSync(path.join(os.tmpdir(), 'of-bench-'));
+        const loaded = build.resolveRunConfig(
+          { tasks: path.resolve(values.suite), harness: values.harness, model: { upstream: 'sim:oracle' }, rollouts_per_task: Number(values['per-task']), concurrency: c, warm_pool: warm, output },
+          path.join(output, 'run.yaml'),
+        );
+        const busyBefore = machineBusySec();
+        const s = await build.executeRun(loaded);
+        const cpuPerRollout = (machineBusySec() - busyBefore) / s.rollouts;
+        const failed = s.rollouts - s.tasks.reduce((n, t) => n + t.passes, 0);
+        throughput.push({ build: build.name, concurrency: c, warmPool: warm, rollouts: s.rollouts, wallSec: s.wallTimeSec, perMinute: s.rolloutsPerMinute, cpuPerRollout, failed });
+        rmSync(output, { recursive: true, force: true });
+      }
+    }
   }
 }
 
@@ -115,7 +139,7 @@ if (starts > 0) {
   console.log(`container start (median of ${starts}): docker run --rm base true = ${result.start.baselineDockerRunMs.toFixed(0)} ms · openforge create→exec-ready = ${result.start.readyMs.toFixed(0)} ms · ratio ${result.start.ratio.toFixed(2)}× (target ≤ 1.5×)`);
   console.log(`  from the warm pool = ${result.start.warmReadyMs.toFixed(1)} ms · ratio ${result.start.warmRatio.toFixed(3)}× (target ≤ 0.2×)`);
 }
-if (levels.length > 0) console.log(`harness ${values.harness}, sim:oracle, ${values.suite}:\nconcurrency  warm pool  rollouts  wall s  rollouts/min  not passed`);
-for (const t of throughput) console.log(`${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${String(t.failed).padStart(10)}`);
+if (levels.length > 0) console.log(`harness ${values.harness}, sim:oracle, ${values.suite}:\nbuild  concurrency  warm pool  rollouts  wall s  rollouts/min  machine CPU s/rollout  not passed`);
+for (const t of throughput) console.log(`${t.build.padEnd(5)}  ${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${t.cpuPerRollout.toFixed(2).padStart(21)}  ${String(t.failed).padStart(10)}`);
 if (harnessRows.length > 0) printHarnessTable(harnessRows, values['harness-tasks'] || values.suite);
 console.log(JSON.stringify(result));

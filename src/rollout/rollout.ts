@@ -4,7 +4,8 @@ import type { RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
-import type { RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import { readTree } from '../sandbox/docker/archive.js';
+import type { ExecResult, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
 import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
@@ -163,9 +164,14 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
         instructionPath: INSTRUCTION_PATH,
       };
       const setup = harness.setup(hctx);
-      await box.writeFiles([{ path: INSTRUCTION_PATH, content: task.instruction }, ...setup.files]);
-      for (const c of setup.copies) await box.copyIn(c.hostDir, c.sandboxDir, taskLinks(task, c.hostDir));
-      return { hctx, env: { ...setup.env, ...config.harness_env } };
+      // the files go in with the agent's own exec; a copy of an empty folder, which makes only the folder, on its own
+      const files: FileToWrite[] = [{ path: INSTRUCTION_PATH, content: task.instruction }, ...setup.files];
+      for (const c of setup.copies) {
+        const tree = filesOf(c.hostDir, c.sandboxDir, taskLinks(task, c.hostDir));
+        if (tree.length) files.push(...tree);
+        else await box.copyIn(c.hostDir, c.sandboxDir);
+      }
+      return { hctx, files, env: { ...setup.env, ...config.harness_env } };
     });
 
     // ── agent ──
@@ -177,6 +183,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       timeoutSec: agentSec,
       env: ctx.env,
       workdir: '/workspace',
+      filesIn: ctx.files,
     });
     phases.agent = Date.now() - agentStartedAt;
     if (secret) deps.sessions.close(secret);
@@ -189,16 +196,8 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
     // ── verify ── (stale reward files from the agent are removed first: only the grader may write them)
     throwIfAborted(deps.signal);
     const verifyStarted = Date.now();
-    await box.exec(['sh', '-c', 'rm -rf /tests /logs/verifier && mkdir -p /tests /logs/verifier']);
-    await box.copyIn(task.testsDir, '/tests', taskLinks(task, task.testsDir));
-    const verifyRes = await box.exec(redirected(['bash', '/tests/test.sh'], '/logs/verifier/test-stdout.txt', '/logs/verifier/test-stderr.txt'), {
-      timeoutSec: verifierSec,
-      env: task.config.verifier.env,
-      workdir: '/workspace',
-    });
-    phases.verify = Date.now() - verifyStarted;
-    // the logs come out now, the grader's reward files with them: read there, they cost no exec
-    logsCollected = await collect(box);
+    const verifyRes = await gradeAndCollect(box, verifierSec);
+    phases.verify = Date.now() - verifyStarted - (phases.collect ?? 0);
     const { json, txt } = (logsCollected ? rewardFilesIn(path.join(artifacts, 'verifier')) : undefined) ?? (await rewardFilesInside(box));
     try {
       if (verifyRes.timedOut) throw new RolloutError('verifier_failure', `the grader ran past its timeout of ${verifierSec} s`);
@@ -218,11 +217,34 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
   await finish(agentError);
   return { reward: reward.value, errorType: agentError?.type ?? null, errorMessage: agentError?.message ?? null, beforeAgent: false };
 
-  /** Copies the logs and transcripts out; false (and an event) when that failed. */
-  async function collect(box: Sandbox): Promise<boolean> {
+  /**
+   * One exec empties /tests and /logs/verifier, puts the tests in, runs the grader and brings /logs out,
+   * the grader's reward files with it; then the rest is collected.
+   */
+  async function gradeAndCollect(box: Sandbox, verifierSec: number): Promise<ExecResult> {
+    const staging = mkdtempSync(path.join(artifacts, '.logs-'));
+    try {
+      const res = await box.exec(redirected(['bash', '/tests/test.sh'], '/logs/verifier/test-stdout.txt', '/logs/verifier/test-stderr.txt'), {
+        timeoutSec: verifierSec,
+        env: task.config.verifier.env,
+        workdir: '/workspace',
+        emptyFirst: ['/tests', '/logs/verifier'],
+        filesIn: filesOf(task.testsDir, '/tests', taskLinks(task, task.testsDir)),
+        copyOutAfter: { sandboxPath: '/logs', hostDir: staging },
+      });
+      logsCollected = await collect(box, res.copiedOut ? staging : undefined);
+      return res;
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** Copies the logs (unless `staged`: already out, in that folder) and transcripts out; false (and an event) when that failed. */
+  async function collect(box: Sandbox, staged?: string): Promise<boolean> {
     try {
       await timed('collect', config.timeouts.collect_sec, 'infrastructure', async () => {
-        await copyLogsOut(box, artifacts);
+        if (staged) keepLogs(staged, artifacts);
+        else await copyLogsOut(box, artifacts);
         for (const p of harness.transcriptPaths.filter((p) => !p.startsWith('/logs/'))) await box.copyOut(p, path.join(artifacts, 'agent', 'transcript'));
       });
       return true;
@@ -282,7 +304,7 @@ function taskLinks(task: Task, hostDir: string): { symlinksWithin?: string } {
 }
 
 function redirected(command: string[], stdout: string, stderr: string): string[] {
-  return ['sh', '-c', `mkdir -p "$(dirname ${stdout})" && exec "$@" >${stdout} 2>${stderr} </dev/null`, 'sh', ...command];
+  return ['sh', '-c', `mkdir -p ${path.posix.dirname(stdout)} && exec "$@" >${stdout} 2>${stderr} </dev/null`, 'sh', ...command];
 }
 
 function asRolloutError(err: unknown): RolloutError {
@@ -301,14 +323,23 @@ function throwIfAborted(signal: AbortSignal): void {
 async function copyLogsOut(box: Sandbox, artifacts: string): Promise<void> {
   const staging = mkdtempSync(path.join(artifacts, '.logs-'));
   try {
-    if (!(await box.copyOut('/logs', staging))) return;
-    for (const part of ['agent', 'verifier']) {
-      const from = path.join(staging, 'logs', part);
-      if (existsSync(from)) renameSync(from, path.join(artifacts, part));
-    }
+    if (await box.copyOut('/logs', staging)) keepLogs(staging, artifacts);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** Moves `staging/logs/agent` and `staging/logs/verifier` to the rollout's artifacts. */
+function keepLogs(staging: string, artifacts: string): void {
+  for (const part of ['agent', 'verifier']) {
+    const from = path.join(staging, 'logs', part);
+    if (existsSync(from)) renameSync(from, path.join(artifacts, part));
+  }
+}
+
+/** A host folder's files as files to write below `sandboxDir`. */
+function filesOf(hostDir: string, sandboxDir: string, options: { symlinksWithin?: string }): FileToWrite[] {
+  return readTree(hostDir, '', options).map((f) => ({ path: path.posix.join(sandboxDir, f.name), content: f.content, mode: f.mode }));
 }
 
 /** The grader's reward files as collected to the host; undefined when neither is there as a plain file. */

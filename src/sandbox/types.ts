@@ -43,8 +43,24 @@ export interface ExecOptions {
   timeoutSec?: number;
   env?: Record<string, string>;
   workdir?: string;
-  /** Text written to the command's stdin. */
-  stdin?: string;
+  /** Written to the command's stdin (not together with `filesIn`). */
+  stdin?: string | Buffer;
+  /**
+   * Folders removed and made again, empty, before the command starts (and before `filesIn` goes in), in the
+   * same exec: e.g. a grader's /tests.
+   */
+  emptyFirst?: string[];
+  /**
+   * Files put in place before the command starts, in the same exec. Missing parent folders are made;
+   * existing ones keep their owner and mode. The command's stdin is then empty.
+   */
+  filesIn?: FileToWrite[];
+  /**
+   * A sandbox path (file or folder) copied into this host folder after the command ends, whatever its exit
+   * code or timeout, in the same exec; `ExecResult.copiedOut` says whether it was there. The command's
+   * stdout then goes to stderr. The host folder should be new: the copy is found there by its name.
+   */
+  copyOutAfter?: { sandboxPath: string; hostDir: string };
 }
 
 export interface ExecResult {
@@ -53,6 +69,8 @@ export interface ExecResult {
   stderr: string;
   timedOut: boolean;
   durationMs: number;
+  /** With `copyOutAfter`: whether the path was there and came out. */
+  copiedOut?: boolean;
 }
 
 export interface FileToWrite {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -99,6 +99,61 @@ describe('DockerBackend with the real engine', () => {
     await box.copyIn(src, '/srv/kept');
     const listing = await box.exec(['sh', '-c', 'cat /srv/kept/old.txt /srv/kept/new.txt; stat -c "%u:%g %a" /srv/kept']);
     expect(listing.stdout).toBe('old\nnew1000:1000 770\n');
+  });
+
+  describe('one exec carrying files in and a folder out', () => {
+    const files = (tag: string) => [
+      { path: `/srv/step/${tag}/run.sh`, content: `#!/bin/sh\necho ran ${tag}\n`, mode: 0o755 },
+      { path: `/srv/step/${tag}/deep/data.bin`, content: Buffer.from([0, 1, 2, 255]) },
+    ];
+
+    it('empties folders, puts files in, runs the command, and brings a folder out, the exit code kept', async () => {
+      await box.exec(['sh', '-c', 'mkdir -p /srv/step/old /srv/keep && echo stale > /srv/step/old/stale.txt && chown 1000:1000 /srv/keep && chmod 0770 /srv/keep']);
+      const dest = mkdtempSync(path.join(os.tmpdir(), 'of-step-'));
+      const res = await box.exec(['sh', '-c', '/srv/step/a/run.sh; echo err >&2; ls /srv/step; exit 4'], {
+        emptyFirst: ['/srv/step'],
+        filesIn: [...files('a'), { path: '/srv/keep/new.txt', content: 'new' }],
+        copyOutAfter: { sandboxPath: '/srv/step', hostDir: dest },
+      });
+      expect(res.exitCode).toBe(4);
+      expect(res.copiedOut).toBe(true);
+      // with a copy out, stdout carries the archive and the command's own output goes to stderr
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toBe('ran a\nerr\na\n');
+      expect([...readFileSync(path.join(dest, 'step', 'a', 'deep', 'data.bin'))]).toEqual([0, 1, 2, 255]);
+      const kept = await box.exec(['sh', '-c', 'stat -c "%u:%g %a" /srv/keep; cat /srv/keep/new.txt; stat -c %a /srv/step/a/run.sh']);
+      expect(kept.stdout).toBe('1000:1000 770\nnew755\n');
+    });
+
+    it('still brings the folder out when the command timed out, and says when the path was not there', async () => {
+      const dest = mkdtempSync(path.join(os.tmpdir(), 'of-step-'));
+      const res = await box.exec(['sh', '-c', 'echo partial > /srv/step/a/late.txt; sleep 30'], { timeoutSec: 1, copyOutAfter: { sandboxPath: '/srv/step/a', hostDir: dest } });
+      expect(res).toMatchObject({ timedOut: true, copiedOut: true });
+      expect(readFileSync(path.join(dest, 'a', 'late.txt'), 'utf8')).toBe('partial\n');
+      const none = await box.exec(['true'], { copyOutAfter: { sandboxPath: '/no/such/path', hostDir: mkdtempSync(path.join(os.tmpdir(), 'of-step-')) } });
+      expect(none).toMatchObject({ exitCode: 0, copiedOut: false });
+    });
+
+    it('names the folder it could not empty, as an infrastructure error', async () => {
+      await expect(box.exec(['true'], { emptyFirst: ['/proc/1'] })).rejects.toThrow(/cannot empty \/proc\/1/);
+    });
+
+    it('falls back to separate copies in an image without tar', async () => {
+      const bare = await backend.create(spec({ mode: 'none' }));
+      try {
+        await bare.exec(['sh', '-c', 'rm "$(command -v tar)"']);
+        const dest = mkdtempSync(path.join(os.tmpdir(), 'of-step-'));
+        for (const tag of ['b', 'c']) {
+          const res = await bare.exec(['sh', '-c', `/srv/step/${tag}/run.sh; exit 5`], { emptyFirst: ['/srv/step'], filesIn: files(tag), copyOutAfter: { sandboxPath: '/srv/step', hostDir: path.join(dest, tag) } });
+          expect(res).toMatchObject({ exitCode: 5, stdout: `ran ${tag}\n`, copiedOut: true });
+          expect([...readFileSync(path.join(dest, tag, 'step', tag, 'deep', 'data.bin'))]).toEqual([0, 1, 2, 255]);
+        }
+        // emptied first: the first exec's files are gone
+        expect(existsSync(path.join(dest, 'c', 'step', 'b'))).toBe(false);
+      } finally {
+        await bare.remove();
+      }
+    });
   });
 
   it('counts OOM kills when a process exceeds the memory limit', async () => {

@@ -164,6 +164,18 @@ describe('KubernetesBackend through the real client against the fake API server 
       expect(await box.copyOut('/no/such/path', path.join(host, 'none'))).toBe(false);
     });
 
+    it('puts files in, runs the command and brings a folder out in one exec', async () => {
+      const dest = mkdtempSync(path.join(os.tmpdir(), 'of-k8s-step-'));
+      const res = await box.exec(['sh', '-c', 'cat /opt/step/in.txt > /opt/step/out.txt; exit 2'], {
+        emptyFirst: ['/opt/step'],
+        filesIn: [{ path: '/opt/step/in.txt', content: 'through one exec\n' }],
+        copyOutAfter: { sandboxPath: '/opt/step', hostDir: dest },
+        workdir: '/tmp',
+      });
+      expect(res).toMatchObject({ exitCode: 2, copiedOut: true });
+      expect(readFileSync(path.join(dest, 'step', 'out.txt'), 'utf8')).toBe('through one exec\n');
+    });
+
     it('reads the pod log through the API', async () => {
       expect(typeof (await box.logs())).toBe('string');
     });

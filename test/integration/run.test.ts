@@ -136,6 +136,17 @@ describe('faults are typed and recorded', () => {
     expect(summary.tasks[0]!.errors).toEqual({ verifier_failure: 1 });
   }, 120_000);
 
+  it('records a grader past its timeout as verifier_failure, with what it printed collected', async () => {
+    const toml = '[task]\nname = "slow"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 1\n';
+    const suite = makeSuite([{ id: 'slow', toml, test: '#!/bin/bash\necho "grading started"\nsleep 30\necho 1 > /logs/verifier/reward.txt\n' }]);
+    const loaded = config({ tasks: suite, harness: 'oracle', network: 'none' });
+    const summary = await executeRun(loaded);
+    expect(summary.tasks[0]!.errors).toEqual({ verifier_failure: 1 });
+    const rolloutDir = path.join(loaded.outputDir, summary.runId, 'slow', '0-a1');
+    expect(readFileSync(path.join(rolloutDir, 'exception.txt'), 'utf8')).toMatch(/the grader ran past its timeout of 1 s/);
+    expect(readFileSync(path.join(rolloutDir, 'verifier', 'test-stdout.txt'), 'utf8')).toBe('grading started\n');
+  }, 120_000);
+
   it('reads a reward the grader left behind a symlink, which the collected logs skip, from inside the container', async () => {
     const test = '#!/bin/bash\necho 0.5 > /tmp/score && ln -s /tmp/score /logs/verifier/reward.txt\n';
     const suite = makeSuite([{ id: 'linked', test }]);

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { BoundedCollector } from '../../util/bounded-buffer.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
@@ -5,6 +6,7 @@ import { extractTo, packAbsolute, packFiles, readTree } from './archive.js';
 import { isGone } from './errors.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
 import { hostOomKills } from './host-cgroup.js';
+import { carriesFiles, copyOutSink, execInParts, scriptFailure, settle, killedAfter, wrapWithFiles } from '../exec-files.js';
 
 /** Grace the host allows past an in-container timeout before it gives up on the exec stream. */
 const HOST_GRACE_MS = 15_000;
@@ -19,11 +21,33 @@ export class DockerSandbox implements Sandbox {
     return this.container.id;
   }
 
+  /** Set once an exec carrying files found no tar in the image: later ones go as separate operations at once. */
+  private noTar = false;
+
   async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    if (!carriesFiles(options)) return this.run(command, options);
+    if (this.noTar) return execInParts(this, command, options);
+    const wrapped = await wrapWithFiles(killedAfter(command, options.timeoutSec), options);
+    const sink = copyOutSink(options);
+    let result: ExecResult;
+    try {
+      result = await this.run(wrapped.command, { ...options, stdin: wrapped.stdin }, { stdout: sink?.stream, timeoutAdded: true });
+    } finally {
+      sink?.stream.end();
+    }
+    const copiedOut = await sink?.done;
+    if (scriptFailure(result.exitCode, result.stderr) === 'no-tar') {
+      this.noTar = true;
+      return execInParts(this, command, options);
+    }
+    return settle(result, copiedOut, this.id);
+  }
+
+  /** One engine exec. `stdout` replaces the bounded text collector (a copy-out's tar stream). */
+  private async run(command: string[], options: ExecOptions, raw: { stdout?: Writable; timeoutAdded?: boolean } = {}): Promise<ExecResult> {
     const started = Date.now();
     const timeoutSec = options.timeoutSec;
-    // The kill happens inside the container (timeout -k), so the process tree really dies with it.
-    const cmd = timeoutSec ? ['timeout', '-k', '5', String(Math.ceil(timeoutSec)), ...command] : command;
+    const cmd = raw.timeoutAdded ? command : killedAfter(command, timeoutSec);
     const exec = await this.container.exec({
       Cmd: cmd,
       AttachStdout: true,
@@ -33,9 +57,9 @@ export class DockerSandbox implements Sandbox {
       WorkingDir: options.workdir,
     });
     const stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
-    const stdout = new BoundedCollector();
+    const stdout = raw.stdout ? undefined : new BoundedCollector();
     const stderr = new BoundedCollector();
-    this.docker.modem.demuxStream(stream, stdout, stderr);
+    this.docker.modem.demuxStream(stream, raw.stdout ?? stdout!, stderr);
     if (options.stdin !== undefined) stream.end(options.stdin);
 
     let hostTimedOut = false;
@@ -61,7 +85,7 @@ export class DockerSandbox implements Sandbox {
     const exitCode = info?.ExitCode ?? 137;
     // timeout(1) exits 124 on TERM, or 137 when it had to KILL after the grace.
     const timedOut = hostTimedOut || (!!timeoutSec && (exitCode === 124 || (exitCode === 137 && durationMs >= timeoutSec * 1000)));
-    return { exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, durationMs };
+    return { exitCode, stdout: stdout?.text() ?? '', stderr: stderr.text(), timedOut, durationMs };
   }
 
   async copyIn(hostDir: string, sandboxDir: string, options: { symlinksWithin?: string } = {}): Promise<void> {

@@ -5,6 +5,7 @@ import { BoundedCollector } from '../../util/bounded-buffer.js';
 import { RolloutError, errorMessage } from '../../util/errors.js';
 import { extractTo, packAbsolute, packFiles, readTree } from '../docker/archive.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
+import { carriesFiles, copyOutSink, killedAfter, settle, wrapWithFiles } from '../exec-files.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { execInPod, type PodTarget } from './exec.js';
 import type { PodWatch } from './pod-watch.js';
@@ -35,20 +36,29 @@ export class KubernetesSandbox implements Sandbox {
     const timeoutSec = options.timeoutSec;
     const inDir = options.workdir ? ['sh', '-c', 'cd -- "$1" || exit 126; shift; exec "$@"', 'sh', options.workdir] : [];
     const withEnv = options.env && Object.keys(options.env).length ? ['env', ...Object.entries(options.env).map(([k, v]) => `${k}=${v}`)] : [];
-    // The kill happens inside the pod (timeout -k), so the process tree really dies with it.
-    const limit = timeoutSec ? ['timeout', '-k', '5', String(Math.ceil(timeoutSec))] : [];
+    let full = killedAfter([...inDir, ...withEnv, ...command], timeoutSec);
+    let stdin = options.stdin;
+    if (carriesFiles(options)) ({ command: full, stdin } = await wrapWithFiles(full, options));
+    const sink = copyOutSink(options);
     const stdout = new BoundedCollector();
     const stderr = new BoundedCollector();
-    const { exitCode, hostTimedOut } = await this.run([...limit, ...inDir, ...withEnv, ...command], {
-      stdin: options.stdin === undefined ? undefined : Buffer.from(options.stdin),
-      stdout,
-      stderr,
-      hostTimeoutMs: timeoutSec ? timeoutSec * 1000 + HOST_GRACE_MS : undefined,
-    });
+    let run: { exitCode: number; hostTimedOut: boolean };
+    try {
+      run = await this.run(full, {
+        stdin: stdin === undefined ? undefined : Buffer.from(stdin),
+        stdout: sink?.stream ?? stdout,
+        stderr,
+        hostTimeoutMs: timeoutSec ? timeoutSec * 1000 + HOST_GRACE_MS : undefined,
+      });
+    } finally {
+      if (sink && !sink.stream.writableEnded) sink.stream.end();
+    }
+    const { exitCode, hostTimedOut } = run;
     const durationMs = Date.now() - started;
     // timeout(1) exits 124 on TERM, or 137 when it had to KILL after the grace.
     const timedOut = hostTimedOut || (!!timeoutSec && (exitCode === 124 || (exitCode === 137 && durationMs >= timeoutSec * 1000)));
-    return { exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, durationMs };
+    // copies through exec need tar in the pod whatever happens, so an image without it has no fallback here
+    return settle({ exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, durationMs }, await sink?.done, this.id);
   }
 
   async copyIn(hostDir: string, sandboxDir: string, options: { symlinksWithin?: string } = {}): Promise<void> {
