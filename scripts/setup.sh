@@ -60,18 +60,24 @@ command -v chromium >/dev/null 2>&1 || { log "installing chromium (inspector tes
 # 5. Build, then the images (tagged by content hash: unchanged inputs are reused from the engine's cache).
 log "building"
 npm run build --silent
-log "building images"
-node bin/openforge.js images build --quiet --tasks envs/claw-basic
 
-# 6. The browser image and harness layers install npm packages over https inside the build, which needs
-# this machine's trust store when a TLS-inspecting proxy sits in between, so the system bundle is passed
-# in (used by the build stage only: it is not part of these images' tags).
-if [ -z "${OPENFORGE_EXTRA_CA:-}" ]; then
+# The node image, the browser image and harness layers fetch from npm over https inside the build, which
+# needs this machine's trust store when a TLS-inspecting proxy sits in between, so the system bundle is
+# passed in (used by the fetching stage only: it is not part of these images' tags). The workspace image is
+# built without it: a bundle given there is installed in the image for tasks, and changes its tag.
+fetch_ca="${OPENFORGE_EXTRA_CA:-}"
+if [ -z "$fetch_ca" ]; then
   for ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
-    if [ -s "$ca" ]; then export OPENFORGE_EXTRA_CA="$ca"; break; fi
+    if [ -s "$ca" ]; then fetch_ca="$ca"; break; fi
   done
 fi
-log "building the browser image and browser-basic task images${OPENFORGE_EXTRA_CA:+ with CA bundle $OPENFORGE_EXTRA_CA}"
+log "building images${fetch_ca:+ (fetching with CA bundle $fetch_ca)}"
+OPENFORGE_EXTRA_CA="$fetch_ca" node bin/openforge.js images node --quiet
+node bin/openforge.js images build --quiet --tasks envs/claw-basic
+
+# 6. The browser image, browser task images and harness layers.
+export OPENFORGE_EXTRA_CA="$fetch_ca"
+log "building the browser image and browser-basic task images"
 node bin/openforge.js images browser --quiet --tasks envs/browser-basic
 if [ -n "$harnesses" ]; then
   log "building harness layers (${harnesses})"

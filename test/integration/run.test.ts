@@ -1,4 +1,4 @@
-import { readFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { readFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +159,18 @@ describe('faults are typed and recorded', () => {
     const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
     expect(summary.tasks[0]!.rewards).toEqual([0]);
   }, 120_000);
+
+  it('runs forge-agent on the image\'s official Node, and on the image\'s `node` where a task image has none', async () => {
+    const suite = makeSuite([
+      { id: 'own-node', solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n' },
+      { id: 'debian-node', dockerfile: 'FROM openforge/workspace\nRUN rm -rf /opt/openforge/node\n', solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n' },
+    ]);
+    const test = (expected: string) => `#!/bin/bash\n[ "$(cat /workspace/node.txt)" = "${expected}" ] && echo 1 > /logs/verifier/reward.txt || { cat /workspace/node.txt; echo 0 > /logs/verifier/reward.txt; }\n`;
+    writeFileSync(path.join(suite, 'own-node', 'tests', 'test.sh'), test('/opt/openforge/node/bin/node'));
+    writeFileSync(path.join(suite, 'debian-node', 'tests', 'test.sh'), test('/usr/bin/node'));
+    const summary = await executeRun(config({ tasks: suite, model: { upstream: 'sim:oracle' } }));
+    expect(summary.tasks.map((t) => [t.taskId, t.rewards])).toEqual([['debian-node', [1]], ['own-node', [1]]]);
+  }, 180_000);
 
   it('leaves no container or network of the run behind', async () => {
     const suite = makeSuite([{ id: 'tidy' }]);

