@@ -4,6 +4,7 @@ import type { RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+import { CommandNotStartedError } from '../sandbox/command-not-started.js';
 import { readTree } from '../sandbox/docker/archive.js';
 import type { ExecResult, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
 import type { WarmPool } from '../sandbox/warm-pool.js';
@@ -176,15 +177,22 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
 
     // ── agent ──
     throwIfAborted(deps.signal);
-    agentStarted = true;
     const oomBefore = await box.oomKills();
+    agentStarted = true;
     const agentStartedAt = Date.now();
-    const agentRes = await box.exec(redirected(harness.command(ctx.hctx), '/logs/agent/stdout.txt', '/logs/agent/stderr.txt'), {
-      timeoutSec: agentSec,
-      env: ctx.env,
-      workdir: '/workspace',
-      filesIn: ctx.files,
-    });
+    const agentRes = await box
+      .exec(redirected(harness.command(ctx.hctx), '/logs/agent/stdout.txt', '/logs/agent/stderr.txt'), {
+        timeoutSec: agentSec,
+        env: ctx.env,
+        workdir: '/workspace',
+        filesIn: ctx.files,
+      })
+      .catch(async (err: unknown) => {
+        // The exec itself failed (the container stopped, the engine went away). When the command never started,
+        // or the agent made no model call, nothing of it was recorded: a retry repeats nothing.
+        if (err instanceof CommandNotStartedError || (secret && (await callsRecorded()) === 0)) agentStarted = false;
+        throw err;
+      });
     phases.agent = Date.now() - agentStartedAt;
     if (secret) deps.sessions.close(secret);
     const oomKilled = (await box.oomKills()) > oomBefore;
@@ -216,6 +224,11 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
   }
   await finish(agentError);
   return { reward: reward.value, errorType: agentError?.type ?? null, errorMessage: agentError?.message ?? null, beforeAgent: false };
+
+  async function callsRecorded(): Promise<number> {
+    await store.flush();
+    return (await store.countCalls([slot.rolloutId])).get(slot.rolloutId) ?? 0;
+  }
 
   /**
    * One exec empties /tests and /logs/verifier, puts the tests in, runs the grader and brings /logs out,

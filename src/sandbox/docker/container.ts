@@ -1,9 +1,11 @@
-import type { Writable } from 'node:stream';
+import type { Duplex, Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { BoundedCollector } from '../../util/bounded-buffer.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { extractTo, packAbsolute, packFiles, readTree } from './archive.js';
 import { isGone } from './errors.js';
+import { CommandNotStartedError } from '../command-not-started.js';
+import { errorMessage } from '../../util/errors.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
 import { hostOomKills } from './host-cgroup.js';
 import { carriesFiles, copyOutSink, execInParts, scriptFailure, settle, killedAfter, wrapWithFiles } from '../exec-files.js';
@@ -48,15 +50,21 @@ export class DockerSandbox implements Sandbox {
     const started = Date.now();
     const timeoutSec = options.timeoutSec;
     const cmd = raw.timeoutAdded ? command : killedAfter(command, timeoutSec);
-    const exec = await this.container.exec({
-      Cmd: cmd,
-      AttachStdout: true,
-      AttachStderr: true,
-      AttachStdin: options.stdin !== undefined,
-      Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
-      WorkingDir: options.workdir,
-    });
-    const stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
+    let exec: Docker.Exec;
+    let stream: Duplex;
+    try {
+      exec = await this.container.exec({
+        Cmd: cmd,
+        AttachStdout: true,
+        AttachStderr: true,
+        AttachStdin: options.stdin !== undefined,
+        Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
+        WorkingDir: options.workdir,
+      });
+      stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
+    } catch (err) {
+      throw new CommandNotStartedError(errorMessage(err));
+    }
     const stdout = raw.stdout ? undefined : new BoundedCollector();
     const stderr = new BoundedCollector();
     this.docker.modem.demuxStream(stream, raw.stdout ?? stdout!, stderr);

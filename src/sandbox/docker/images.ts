@@ -72,13 +72,8 @@ export class ImageBuilder {
    * images/node: the official Node binary alone, for the project's programs inside images (forge-agent). Like
    * harness layers, the CA bundle is used by the fetching stage only and left out of the tag.
    */
-  async ensureNode(): Promise<string> {
-    const base = await this.ensureBase();
-    const { tag, files, buildargs } = this.nodePlan();
-    return this.once(tag, async () => {
-      if (!(await this.exists(tag))) await this.buildFetchingStage(tag, files, { BASE_IMAGE: base, ...buildargs });
-      return tag;
-    });
+  ensureNode(): Promise<string> {
+    return this.ensureFetched(this.nodePlan());
   }
 
   private nodePlan(): { tag: string; files: { name: string; content: Buffer }[]; buildargs: Record<string, string> } {
@@ -136,13 +131,8 @@ export class ImageBuilder {
    * src/envs/browser (dist/envs/browser, so `npm run build` first). Like harness layers, the CA bundle is
    * used by the build stage only and left out of the tag.
    */
-  async ensureBrowser(): Promise<string> {
-    const base = await this.ensureBase();
-    const { tag, files, buildargs } = this.browserPlan();
-    return this.once(tag, async () => {
-      if (!(await this.exists(tag))) await this.buildFetchingStage(tag, files, { BASE_IMAGE: base, ...buildargs });
-      return tag;
-    });
+  ensureBrowser(): Promise<string> {
+    return this.ensureFetched(this.browserPlan());
   }
 
   /** The browser image's tag and build inputs, computed from the inputs alone (nothing is built). */
@@ -197,13 +187,16 @@ export class ImageBuilder {
    * under /opt/harness/<name>. The CA bundle is left out of the tag: it is used by the build stage only and
    * never reaches the final image, so builds with and without --extra-ca share one tag.
    */
-  async ensureHarnessImage(name: string): Promise<string> {
+  ensureHarnessImage(name: string): Promise<string> {
+    return this.ensureFetched({ tag: this.harnessImageTag(name), ...this.harnessContext(name) });
+  }
+
+  /** An image built on the base image whose build stage fetches over https (node, browser, harness layers). */
+  private async ensureFetched(plan: { tag: string; files: { name: string; content: Buffer; mode?: number }[]; buildargs: Record<string, string> }): Promise<string> {
     const base = await this.ensureBase();
-    const tag = this.harnessImageTag(name);
-    const { files, buildargs } = this.harnessContext(name);
-    return this.once(tag, async () => {
-      if (!(await this.exists(tag))) await this.buildFetchingStage(tag, files, { BASE_IMAGE: base, ...buildargs });
-      return tag;
+    return this.once(plan.tag, async () => {
+      if (!(await this.exists(plan.tag))) await this.buildFetchingStage(plan.tag, plan.files, { BASE_IMAGE: base, ...plan.buildargs });
+      return plan.tag;
     });
   }
 
