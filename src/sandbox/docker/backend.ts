@@ -6,13 +6,14 @@ import { ownerAlive, ownerLabel } from '../owner.js';
 import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
 import { BackendUnreachableError } from '../backend-unreachable.js';
 import { DockerSandbox } from './container.js';
-import { isGone } from './errors.js';
+import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
 
 /**
  * Capabilities a rollout keeps: what a root user needs to work on its own files. Everything else
  * (NET_RAW, MKNOD, SYS_CHROOT, SETPCAP, …) is dropped, and no-new-privileges stops setuid escalation.
  */
 const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID'];
+const READY_TIMEOUT_MS = 30_000;
 
 export class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
@@ -129,7 +130,7 @@ export class DockerBackend implements SandboxBackend {
     const sandbox = new DockerSandbox(this.docker, container);
     try {
       await container.start();
-      await checkRunning(container);
+      await waitReady(sandbox);
     } catch (err) {
       await sandbox.remove().catch(() => undefined);
       throw err instanceof RolloutError ? err : new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`);
@@ -176,22 +177,23 @@ export class DockerBackend implements SandboxBackend {
   }
 }
 
-/**
- * On Docker a started container takes an exec at once (300 of 300 execs right after start answered, four
- * creators at a time), so no probe exec is spent (~120 ms of the engine's CPU): only its state is checked, so
- * a container that died as it started fails here, before the agent, where a failure is retried.
- */
-async function checkRunning(container: Docker.Container): Promise<void> {
-  let state: { Running?: boolean; ExitCode?: number; Error?: string } | undefined;
-  try {
-    state = (await container.inspect()).State;
-  } catch (err) {
-    if (!isGone(err)) throw err;
+/** "Running" is not "exec-ready": probe with a real exec until it answers. */
+async function waitReady(sandbox: DockerSandbox): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await sandbox.exec(['true'], { timeoutSec: 10 });
+      if (res.exitCode === 0) return;
+      lastError = `exit ${res.exitCode}: ${res.stderr.trim()}`;
+    } catch (err) {
+      // a stopped container or a gone engine will not become ready: fail now, not at the deadline
+      if (isNotRunning(err) || isEngineUnreachable(err)) throw new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`);
+      lastError = errorMessage(err);
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
-  if (!state?.Running) {
-    const why = state ? `exit code ${state.ExitCode}${state.Error ? `: ${state.Error}` : ''}` : 'it is gone';
-    throw new RolloutError('infrastructure', `container stopped as soon as it started (${why})`);
-  }
+  throw new RolloutError('infrastructure', `container not exec-ready after ${READY_TIMEOUT_MS / 1000} s: ${lastError}`);
 }
 
 /** `promise`, or the signal's reason as soon as it aborts. */
