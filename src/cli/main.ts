@@ -37,6 +37,12 @@ async function main(argv: string[]): Promise<void> {
   await program.parseAsync(argv);
 }
 
+// `openforge … | head`: a reader that stops reading ends the output, not in a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 main(process.argv).catch((err: unknown) => {
   if (err instanceof UserError) {
     process.stderr.write(`openforge: ${err.message}\n`);

@@ -63,6 +63,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const tasks = loadAllTasks(loaded.taskPaths);
   const harness = harnessFor(config);
   const backend = options.backend ?? (await backendFor(config));
+  // Images are built by the local engine on every backend; a cluster pulls them from the registry they were pushed to.
+  // Made before anything starts: the builder checks the extra CA bundle.
+  const docker = backend instanceof DockerBackend ? backend.docker : new Docker();
+  const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
   await backend.check();
   await backend.reap();
 
@@ -118,9 +122,6 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
     }
-    // Images are built by the local engine on every backend; a cluster pulls them from the registry they were pushed to.
-    const docker = backend instanceof DockerBackend ? backend.docker : new Docker();
-    const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
     // Kept containers are found by their rollout's label (`openforge shell`), which a warm container cannot carry.
     const warmPool = options.keepContainersSec ? 0 : (config.warm_pool ?? config.concurrency);
     const pool = warmPool > 0 ? new WarmPool(backend) : undefined;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,37 @@ describe('bad input gets a clear error', () => {
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(/cannot reach the Docker engine/);
     expect(res.stderr).toMatch(/dockerd|npm run setup/);
+  });
+
+  it('refuses an extra CA bundle that is missing, a folder or not PEM before starting anything', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'of-cli-'));
+    const suite = makeSuite([{ id: 'x' }]);
+    const file = writeYaml(dir, `tasks: ${suite}\nharness: oracle\nnetwork: none\noutput: ${path.join(dir, 'runs')}\n`);
+    const notPem = path.join(dir, 'ca.txt');
+    writeFileSync(notPem, 'not a certificate\n');
+    const cases: [string[], string][] = [
+      [['run', '--extra-ca', path.join(dir, 'missing.pem'), file], 'does not exist'],
+      [['images', 'node', '--extra-ca', dir], 'is a folder, not a file'],
+      [['images', 'build', '--extra-ca', notPem], 'holds no PEM certificate'],
+    ];
+    for (const [args, why] of cases) {
+      // no engine needed to be told: the bundle is checked first
+      const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent.sock' } });
+      expect(res.status).toBe(2);
+      expect(res.stderr).toContain(`extra CA bundle ${args[args.indexOf('--extra-ca') + 1]} ${why}`);
+      expect(res.stderr).toContain('OPENFORGE_EXTRA_CA');
+    }
+    expect(existsSync(path.join(dir, 'runs'))).toBe(false); // the run made nothing
+  });
+
+  it('ends quietly when the reader of its output goes away (`openforge … | head`)', async () => {
+    const child = spawn(process.execPath, [CLI, 'tasks', 'list', path.resolve('envs/claw-basic')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the pipe's reader is gone before the first line is written
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
 

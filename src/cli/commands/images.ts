@@ -9,12 +9,14 @@ import { UserError, errorMessage } from '../../util/errors.js';
 /** The engine's image builder, with the CLI's CA and logging options. */
 async function imageBuilder(opts: { extraCa?: string; quiet?: boolean }): Promise<ImageBuilder> {
   const backend = new DockerBackend();
-  await backend.check();
-  return new ImageBuilder(backend.docker, {
+  // made first: it checks the extra CA bundle, a mistake worth naming before any engine trouble
+  const builder = new ImageBuilder(backend.docker, {
     extraCaFile: opts.extraCa ?? process.env.OPENFORGE_EXTRA_CA,
     onLog: opts.quiet ? undefined : (line) => process.stderr.write(`${line}\n`),
     verbose: !opts.quiet,
   });
+  await backend.check();
+  return builder;
 }
 
 function printPruned(result: HarnessPruneResult): void {

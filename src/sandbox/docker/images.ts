@@ -10,6 +10,7 @@ import { packageRoot } from '../../util/paths.js';
 import { harnessRoot } from '../../harness/layer.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
+import { readExtraCa } from './extra-ca.js';
 import { populateHarnessVolume, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
 
 export interface ImageBuildOptions {
@@ -39,11 +40,15 @@ const BROWSER_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start
  */
 export class ImageBuilder {
   private readonly pending = new Map<string, Promise<string>>();
+  /** The extra CA bundle's bytes (empty without one), checked here: a bad path fails before any build. */
+  private readonly extraCaContent: Buffer;
 
   constructor(
     private readonly docker: Docker,
     private readonly options: ImageBuildOptions = {},
-  ) {}
+  ) {
+    this.extraCaContent = options.extraCaFile ? readExtraCa(options.extraCaFile) : Buffer.alloc(0);
+  }
 
   baseTag(): string {
     return `openforge/base:${contentHash([JSON.stringify(BASE_RECIPE)])}`;
@@ -251,7 +256,7 @@ export class ImageBuilder {
   }
 
   private extraCa(): { name: string; content: Buffer } {
-    return { name: 'extra-ca.crt', content: this.options.extraCaFile ? readFileSync(this.options.extraCaFile) : Buffer.alloc(0) };
+    return { name: 'extra-ca.crt', content: this.extraCaContent };
   }
 
   private workspaceContext(): { name: string; content: Buffer; mode?: number }[] {
