@@ -71,6 +71,8 @@ export class FakeKubeApi {
   private resourceVersion = 1;
   /** The most pods that existed at once. */
   peakPods = 0;
+  /** Exec upgrades still to refuse with 503, as an API server under load does (`refuseExecs`). */
+  private execRefusals = 0;
   url = '';
   /** The Docker network pods join; its gateway is an address of this machine that pods can reach. */
   networkName = '';
@@ -87,6 +89,11 @@ export class FakeKubeApi {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
     return this;
+  }
+
+  /** Refuses the next `count` exec upgrades with 503 Service Unavailable: the command never reaches the pod. */
+  refuseExecs(count: number): void {
+    this.execRefusals = count;
   }
 
   /** A kubeconfig file pointing the real client at this fake (context "fake"). */
@@ -366,6 +373,10 @@ export class FakeKubeApi {
     if (req.headers.authorization !== `Bearer ${this.token}`) return refuse(401, 'Unauthorized');
     const m = ROUTE.exec(url.pathname);
     if (!m || m[2] !== 'pods' || m[4] !== 'exec') return refuse(404, 'not found');
+    if (this.execRefusals > 0) {
+      this.execRefusals--;
+      return refuse(503, 'the server is currently unable to handle the request');
+    }
     const key = `pods/${m[1]}/${m[3]}`;
     const kubelet = this.kubelets.get(key);
     const pod = this.objects.get(key) as V1Pod | undefined;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, type V1NetworkPolicy, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandNotStartedError } from '../../src/sandbox/command-not-started.js';
 import { KubernetesBackend } from '../../src/sandbox/kubernetes/backend.js';
 import { KubernetesSectionSchema, type KubernetesSection } from '../../src/sandbox/kubernetes/config.js';
 import { tagForRegistry } from '../../src/sandbox/kubernetes/image-push.js';
@@ -174,6 +175,18 @@ describe('KubernetesBackend through the real client against the fake API server 
       });
       expect(res).toMatchObject({ exitCode: 2, copiedOut: true });
       expect(readFileSync(path.join(dest, 'step', 'out.txt'), 'utf8')).toBe('through one exec\n');
+    });
+
+    it('an exec the API server refuses did not start: CommandNotStartedError, nothing ran, the next exec works', async () => {
+      fake.refuseExecs(1);
+      const refused = await box.exec(['touch', '/tmp/ran']).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(CommandNotStartedError);
+      expect((refused as CommandNotStartedError).type).toBe('infrastructure');
+      expect((refused as Error).message).toContain(`exec in pod ${box.id} did not start: Unexpected server response: 503`);
+      expect((await box.exec(['test', '-e', '/tmp/ran'])).exitCode).toBe(1);
     });
 
     it('reads the pod log through the API', async () => {

@@ -1,6 +1,8 @@
 import { Readable, type Writable } from 'node:stream';
 import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import type WebSocket from 'isomorphic-ws';
+import { errorMessage } from '../../util/errors.js';
+import { CommandNotStartedError } from '../command-not-started.js';
 
 export interface PodTarget {
   namespace: string;
@@ -24,9 +26,15 @@ export interface PodExecIo {
 export async function execInPod(kc: KubeConfig, target: PodTarget, command: string[], io: PodExecIo): Promise<{ exitCode: number; hostTimedOut: boolean }> {
   let status: V1Status | undefined;
   const stdin = io.stdin === undefined ? null : Readable.from([io.stdin]);
-  const ws: WebSocket.WebSocket = await new Exec(kc).exec(target.namespace, target.pod, target.container, command, io.stdout, io.stderr, stdin, false, (s) => {
-    status = s;
-  });
+  let ws: WebSocket.WebSocket;
+  try {
+    ws = await new Exec(kc).exec(target.namespace, target.pod, target.container, command, io.stdout, io.stderr, stdin, false, (s) => {
+      status = s;
+    });
+  } catch (err) {
+    // the WebSocket was never opened: the API server refused or did not answer, and nothing ran in the pod
+    throw new CommandNotStartedError(`exec in pod ${target.pod} did not start: ${upgradeFailure(err)}`);
+  }
   let hostTimedOut = false;
   await new Promise<void>((resolve) => {
     const guard = io.hostTimeoutMs
@@ -45,6 +53,13 @@ export async function execInPod(kc: KubeConfig, target: PodTarget, command: stri
   });
   if (hostTimedOut) return { exitCode: 137, hostTimedOut };
   return { exitCode: exitCodeOf(status, target), hostTimedOut };
+}
+
+/** What a failed WebSocket open says: the client rejects with the socket's error event, not an Error. */
+function upgradeFailure(err: unknown): string {
+  const event = err as { message?: unknown; error?: unknown } | null;
+  if (typeof event?.message === 'string' && event.message) return event.message;
+  return errorMessage(event?.error ?? err);
 }
 
 /** The exit code a status-channel message carries: Success is 0, NonZeroExitCode names it in a cause. */

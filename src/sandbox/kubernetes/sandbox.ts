@@ -7,6 +7,7 @@ import { extractTo, packAbsolute, packFiles, readTree } from '../docker/archive.
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
 import { carriesFiles, copyOutSink, killedAfter, settle, wrapWithFiles } from '../exec-files.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
+import { CommandNotStartedError } from '../command-not-started.js';
 import { execInPod, type PodTarget } from './exec.js';
 import type { PodWatch } from './pod-watch.js';
 
@@ -118,6 +119,7 @@ export class KubernetesSandbox implements Sandbox {
     } catch (err) {
       const failure = await this.watch.failureWithin(FAILURE_EVENT_WAIT_MS);
       if (failure) throw failure;
+      if (err instanceof CommandNotStartedError) throw err;
       throw new RolloutError('infrastructure', `exec in pod ${this.id} failed: ${errorMessage(err)}`);
     }
   }
