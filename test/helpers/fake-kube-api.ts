@@ -71,6 +71,8 @@ export class FakeKubeApi {
   private resourceVersion = 1;
   /** The most pods that existed at once. */
   peakPods = 0;
+  /** While set, every request and exec upgrade is answered 503, as an API server behind its load balancer in an outage. */
+  outage = false;
   /** Exec upgrades still to refuse with 503, as an API server under load does (`refuseExecs`). */
   private execRefusals = 0;
   url = '';
@@ -142,6 +144,7 @@ export class FakeKubeApi {
     const url = new URL(req.url ?? '/', 'http://fake');
     this.requests.push(`${req.method} ${url.pathname}${url.searchParams.get('dryRun') ? ' (dry run)' : ''}`);
     try {
+      if (this.outage) return status(res, 503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
       if (req.headers.authorization !== `Bearer ${this.token}`) return status(res, 401, 'Unauthorized', 'no valid bearer token');
       const m = ROUTE.exec(url.pathname);
       if (!m) return status(res, 404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
@@ -373,8 +376,8 @@ export class FakeKubeApi {
     if (req.headers.authorization !== `Bearer ${this.token}`) return refuse(401, 'Unauthorized');
     const m = ROUTE.exec(url.pathname);
     if (!m || m[2] !== 'pods' || m[4] !== 'exec') return refuse(404, 'not found');
-    if (this.execRefusals > 0) {
-      this.execRefusals--;
+    if (this.outage || this.execRefusals > 0) {
+      this.execRefusals = Math.max(0, this.execRefusals - 1);
       return refuse(503, 'the server is currently unable to handle the request');
     }
     const key = `pods/${m[1]}/${m[3]}`;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, type V1NetworkPolicy, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackendUnreachableError } from '../../src/sandbox/backend-unreachable.js';
 import { CommandNotStartedError } from '../../src/sandbox/command-not-started.js';
 import { KubernetesBackend } from '../../src/sandbox/kubernetes/backend.js';
 import { KubernetesSectionSchema, type KubernetesSection } from '../../src/sandbox/kubernetes/config.js';
@@ -227,6 +228,32 @@ describe('KubernetesBackend through the real client against the fake API server 
       const names = fake.list('pods', 'rollouts/').map((p) => p.metadata!.annotations!['openforge.rollout']);
       expect(names.filter((n) => /\.(backoff|unschedulable|oom|crashloop)\./.test(n!))).toEqual([]);
     });
+  });
+
+  it('waits for an API server in an outage, shares one poll between waiters, and gives up after the wait it was given', async () => {
+    const signal = new AbortController().signal;
+    expect(await backend.waitUntilReachable(5_000, signal)).toBe(false);
+    fake.outage = true;
+    const seen = fake.requests.length;
+    try {
+      const started = Date.now();
+      const waits = [backend.waitUntilReachable(20_000, signal), backend.waitUntilReachable(20_000, signal)];
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      fake.outage = false;
+      expect(await Promise.all(waits)).toEqual([true, true]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+      // one poll for both waiters: a try every 0.5 s, not two
+      expect(fake.requests.slice(seen).filter((r) => r.startsWith('GET /api/v1/namespaces/rollouts/pods')).length).toBeLessThanOrEqual(6);
+      fake.outage = true;
+      const gaveUp = await backend.waitUntilReachable(1_200, signal).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(gaveUp).toBeInstanceOf(BackendUnreachableError);
+      expect((gaveUp as Error).message).toBe('the Kubernetes API server has not answered for 1 s (503: the server is currently unable to handle the request)');
+    } finally {
+      fake.outage = false;
+    }
   });
 
   it('gives a harness install to the pod through an init container copying it from the layer image, mounted read-only', async () => {

@@ -4,9 +4,9 @@ import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER, LABEL_ROLLOUT, LABEL_RUN } from '../labels.js';
 import { ownerAlive, ownerLabel } from '../owner.js';
 import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
-import { BackendUnreachableError } from '../backend-unreachable.js';
 import { DockerSandbox } from './container.js';
 import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
+import { ReachabilityPoll } from '../reachability-poll.js';
 
 /**
  * Capabilities a rollout keeps: what a root user needs to work on its own files. Everything else
@@ -19,8 +19,7 @@ export class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
   readonly docker: Docker;
   private readonly owner = ownerLabel();
-  /** The one poll every waiting rollout shares while the engine is away. */
-  private reachable?: Promise<boolean>;
+  private readonly reachable = new ReachabilityPoll('docker', () => this.docker.ping());
 
   constructor(docker?: Docker) {
     this.docker = docker ?? new Docker();
@@ -38,23 +37,7 @@ export class DockerBackend implements SandboxBackend {
   }
 
   waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-    this.reachable ??= this.pollUntilReachable(timeoutMs).finally(() => (this.reachable = undefined));
-    return untilAborted(this.reachable, signal);
-  }
-
-  private async pollUntilReachable(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    let lastError = '';
-    for (let waited = false; ; waited = true) {
-      try {
-        await withDeadline(this.docker.ping(), 5000, () => new Error('no answer within 5 s'));
-        return waited;
-      } catch (err) {
-        lastError = errorMessage(err);
-      }
-      if (Date.now() >= deadline) throw new BackendUnreachableError('docker', Math.round(timeoutMs / 1000), lastError);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500, Math.max(0, deadline - Date.now()))));
-    }
+    return this.reachable.wait(timeoutMs, signal);
   }
 
   async prepareNetwork(runId: string, mode: NetworkMode): Promise<RunNetwork> {
@@ -194,14 +177,4 @@ async function waitReady(sandbox: DockerSandbox): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new RolloutError('infrastructure', `container not exec-ready after ${READY_TIMEOUT_MS / 1000} s: ${lastError}`);
-}
-
-/** `promise`, or the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -14,6 +14,7 @@ import { ROLLOUT_CONTAINER, rolloutPod } from './pod-manifest.js';
 import { PodWatch } from './pod-watch.js';
 import { MANAGED_BY, ownedBy, runOwnerConfigMap } from './run-owner.js';
 import { KubernetesSandbox } from './sandbox.js';
+import { ReachabilityPoll } from '../reachability-poll.js';
 
 /** Scheduling and an image pull can take a while on a cluster: longer than a local container start. */
 const READY_TIMEOUT_MS = 300_000;
@@ -33,6 +34,13 @@ export class KubernetesBackend implements SandboxBackend {
   private readonly networking: NetworkingV1Api;
   private readonly owner = ownerLabel();
   private readonly runOwners = new Map<string, Promise<string>>();
+  /** A one-pod list of the namespace: what every rollout waiting to retry asks while the API server is away. */
+  private readonly reachable = new ReachabilityPoll('kubernetes', () =>
+    this.core.listNamespacedPod({ namespace: this.namespace, limit: 1 }).catch((err: unknown) => {
+      const { code, message } = apiError(err);
+      throw new Error(code ? `${code}: ${message}` : message);
+    }),
+  );
 
   constructor(
     private readonly settings: KubernetesSection,
@@ -49,6 +57,14 @@ export class KubernetesBackend implements SandboxBackend {
   }
 
   /** Reachable, and allowed to create what a run creates (server-side dry runs: nothing is stored). */
+  /**
+   * Waits for the API server to answer again (an outage, a control-plane upgrade). Pods keep running without it,
+   * but one may have been evicted meanwhile, so a wait still tells the warm pool to start afresh.
+   */
+  waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    return this.reachable.wait(timeoutMs, signal);
+  }
+
   async check(): Promise<void> {
     const server = this.kc.getCurrentCluster()?.server;
     const { host } = proxyAddress(this.settings);
