@@ -94,6 +94,10 @@ describe('bad input gets a clear error', () => {
       expect(res.stderr).toContain('OPENFORGE_EXTRA_CA');
     }
     expect(existsSync(path.join(dir, 'runs'))).toBe(false); // the run made nothing
+    // an empty file means no bundle, as inside the builds: the next thing checked is the engine
+    const empty = spawnSync(process.execPath, [CLI, 'images', 'node', '--extra-ca', '/dev/null'], { encoding: 'utf8', env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent.sock' } });
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/cannot reach the Docker engine/);
   });
 
   it('ends quietly when the reader of its output goes away (`openforge … | head`)', async () => {

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harnessNode, harnessRoot } from '../../src/harness/layer.js';
 import type { DockerBackend } from '../../src/sandbox/docker/backend.js';
@@ -39,7 +41,10 @@ describe('harness layers: an npm-installed harness shared read-only through a na
   it('tags the layer by its inputs: the same tag with or without an extra CA, and no rebuild', async () => {
     expect(harnessImage).toMatch(new RegExp(`^openforge/harness-${LAYER}:[0-9a-f]{16}$`));
     const builds: string[] = [];
-    const again = new ImageBuilder(backend.docker, { extraCaFile: '/dev/null', onLog: (l) => builds.push(l) });
+    // a bundle's content reaches the fetching stage only: any certificate leaves the tag as it is
+    const bundle = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-ca-')), 'extra-ca.pem');
+    writeFileSync(bundle, '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUb3BlbmZvcmdlLXRlc3QtY2EwCgYIKoZIzj0EAwIwADAe\n-----END CERTIFICATE-----\n');
+    const again = new ImageBuilder(backend.docker, { extraCaFile: bundle, onLog: (l) => builds.push(l) });
     expect(await again.ensureHarnessImage(LAYER)).toBe(harnessImage);
     expect((await again.ensureHarnessVolume(LAYER)).volume).toBe(mount.volume);
     expect(builds).toEqual([]);

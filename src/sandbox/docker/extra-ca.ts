@@ -19,6 +19,7 @@ export function readExtraCa(file: string): Buffer {
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : `cannot be read (${code ?? String(err)})`;
     throw new UserError(`extra CA bundle ${file} ${why}`, HINT);
   }
-  if (!content.includes(PEM_CERTIFICATE)) throw new UserError(`extra CA bundle ${file} holds no PEM certificate`, HINT);
+  // empty (e.g. /dev/null) means no bundle, as it does inside the builds
+  if (content.length > 0 && !content.includes(PEM_CERTIFICATE)) throw new UserError(`extra CA bundle ${file} holds no PEM certificate`, HINT);
   return content;
 }
