@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { hostOomKills } from '../../src/sandbox/docker/host-cgroup.js';
+import { LABEL_NETWORK_HOLDER } from '../../src/sandbox/docker/network-holders.js';
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../../src/sandbox/oom-kills.js';
 import type { RunNetwork, Sandbox, SandboxSpec } from '../../src/sandbox/types.js';
@@ -196,6 +197,44 @@ describe('network modes', () => {
       server.close();
       await backend.releaseNetwork(network);
     }
+  });
+});
+
+describe('network namespaces on a proxy-only network', () => {
+  it('are borrowed one sandbox at a time, reused once the borrower is gone, replaced when killed, and removed with the network', async () => {
+    const network = await backend.prepareNetwork(runId, 'proxy-only');
+    const holderOf = async (box: Sandbox) => (await backend.docker.getContainer(box.id).inspect()).HostConfig.NetworkMode!.replace(/^container:/, '');
+    const holders = () => backend.docker.listContainers({ all: true, filters: { label: [`${LABEL_NETWORK_HOLDER}=${network.name}`] } });
+    try {
+      const a = await backend.create(spec(network));
+      const b = await backend.create(spec(network));
+      const [ha, hb] = [await holderOf(a), await holderOf(b)];
+      expect(ha).toMatch(/^[0-9a-f]{64}$/);
+      expect(hb).not.toBe(ha); // two live sandboxes never share a namespace
+      // a sandbox's address is its holder's, on the run's network
+      const holderIp = (await backend.docker.getContainer(ha).inspect()).NetworkSettings.Networks[network.name!]!.IPAddress;
+      expect(await a.address()).toBe(holderIp);
+      // a leaves a listener behind; once a is removed it is gone with a's processes, and its port is free again
+      await a.exec(['sh', '-c', 'nohup python3 -m http.server 8765 >/dev/null 2>&1 & sleep 0.5']);
+      await a.remove();
+      const c = await backend.create(spec(network));
+      expect(await holderOf(c)).toBe(ha);
+      const listen = await c.exec(['python3', '-c', 'import socket; s = socket.socket(); s.bind(("0.0.0.0", 8765)); print("bound")']);
+      expect(listen.stdout.trim()).toBe('bound');
+      // b's holder is killed by hand: b is removed, and the next sandbox gets a new holder instead of failing
+      await backend.docker.getContainer(hb).kill();
+      await b.remove();
+      const d = await backend.create(spec(network));
+      const hd = await holderOf(d);
+      expect([ha, hb]).not.toContain(hd);
+      expect((await d.exec(['true'])).exitCode).toBe(0);
+      expect((await holders()).map((h) => h.Id).sort()).toEqual([ha, hd].sort()); // the dead one was removed
+      await c.remove();
+      await d.remove();
+    } finally {
+      await backend.releaseNetwork(network);
+    }
+    expect(await holders()).toHaveLength(0);
   });
 });
 

@@ -7,6 +7,7 @@ import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, Sand
 import { DockerSandbox } from './container.js';
 import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
+import { NetworkHolders, type NetworkHolder } from './network-holders.js';
 
 /**
  * Capabilities a rollout keeps: what a root user needs to work on its own files. Everything else
@@ -14,15 +15,23 @@ import { ReachabilityPoll } from '../reachability-poll.js';
  */
 const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID'];
 const READY_TIMEOUT_MS = 30_000;
+/**
+ * An internal network resolves no outside name, but each lookup takes 20 s to fail with the default resolver
+ * options (5 s × 2 attempts × A and AAAA): a harness that looks a name up at start (opencode's npm registry
+ * checks) would hang instead of failing fast.
+ */
+const PROXY_ONLY_DNS_OPTIONS = ['timeout:1', 'attempts:1'];
 
 export class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
   readonly docker: Docker;
   private readonly owner = ownerLabel();
   private readonly reachable = new ReachabilityPoll('docker', () => this.docker.ping());
+  private readonly holders: NetworkHolders;
 
   constructor(docker?: Docker) {
     this.docker = docker ?? new Docker();
+    this.holders = new NetworkHolders(this.docker, this.owner);
   }
 
   async check(): Promise<void> {
@@ -36,8 +45,11 @@ export class DockerBackend implements SandboxBackend {
     }
   }
 
-  waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-    return this.reachable.wait(timeoutMs, signal);
+  async waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    const waited = await this.reachable.wait(timeoutMs, signal);
+    // an engine restart stopped every container, the network holders with them
+    if (waited) this.holders.invalidate();
+    return waited;
   }
 
   async prepareNetwork(runId: string, mode: NetworkMode): Promise<RunNetwork> {
@@ -68,6 +80,7 @@ export class DockerBackend implements SandboxBackend {
 
   async releaseNetwork(network: RunNetwork): Promise<void> {
     if (network.mode !== 'proxy-only' || !network.name) return;
+    await this.holders.removeOn(network.name);
     try {
       await this.docker.getNetwork(network.name).remove();
     } catch (err) {
@@ -76,6 +89,23 @@ export class DockerBackend implements SandboxBackend {
   }
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
+    const network = spec.network;
+    if (network.mode !== 'proxy-only' || !network.name) return this.createContainer(spec);
+    const on = { ...spec, network: { ...network, name: network.name } };
+    for (let attempt = 1; ; attempt++) {
+      const holder = await this.holders.borrow(on, PROXY_ONLY_DNS_OPTIONS);
+      try {
+        return await this.createContainer(spec, holder);
+      } catch (err) {
+        // a holder that stopped (killed, or the engine restarted) is replaced once, as a fresh one would have been made
+        const holderGone = !(await this.holders.isRunning(holder));
+        this.holders.giveBack(holder, true);
+        if (!holderGone || attempt > 1) throw err;
+      }
+    }
+  }
+
+  private async createContainer(spec: SandboxSpec, holder?: NetworkHolder): Promise<Sandbox> {
     const memory = spec.resources.memoryMb * 1024 * 1024;
     let container: Docker.Container;
     try {
@@ -96,11 +126,8 @@ export class DockerBackend implements SandboxBackend {
           CapDrop: ['ALL'],
           CapAdd: KEPT_CAPABILITIES,
           SecurityOpt: ['no-new-privileges'],
-          NetworkMode: spec.network.mode === 'none' ? 'none' : spec.network.name,
-          // An internal network resolves no outside name, but each lookup takes 20 s to fail with the default
-          // resolver options (5 s × 2 attempts × A and AAAA): a harness that looks a name up at start (opencode's
-          // npm registry checks) would hang instead of failing fast.
-          ...(spec.network.mode === 'proxy-only' ? { DnsOptions: ['timeout:1', 'attempts:1'] } : {}),
+          // on a proxy-only network, the namespace of a holder (see NetworkHolders), which carries the resolver options
+          NetworkMode: holder ? `container:${holder.id}` : spec.network.mode === 'none' ? 'none' : spec.network.name,
           ShmSize: 64 * 1024 * 1024,
           Mounts: spec.mounts?.map((m) => ({ Type: 'volume' as const, Source: m.volume, Target: m.target, ReadOnly: m.readOnly })),
         },
@@ -110,15 +137,16 @@ export class DockerBackend implements SandboxBackend {
       if (status === 404) throw new RolloutError('infrastructure', `image ${spec.image} not found: build it with \`openforge images build\``);
       throw new RolloutError('infrastructure', `cannot create the container: ${errorMessage(err)}`);
     }
-    const sandbox = new DockerSandbox(this.docker, container);
+    const starting = new DockerSandbox(this.docker, container);
     try {
       await container.start();
-      await waitReady(sandbox);
+      await waitReady(starting);
     } catch (err) {
-      await sandbox.remove().catch(() => undefined);
+      await starting.remove().catch(() => undefined);
       throw err instanceof RolloutError ? err : new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`);
     }
-    return sandbox;
+    // the holder goes back when the sandbox is removed; a start that failed is `create`'s to handle
+    return holder ? new DockerSandbox(this.docker, container, { address: holder.address, giveBack: () => this.holders.giveBack(holder) }) : starting;
   }
 
   async removeRun(runId: string): Promise<ReapReport> {

@@ -13,10 +13,18 @@ import { carriesFiles, copyOutSink, execInParts, scriptFailure, settle, killedAf
 /** Grace the host allows past an in-container timeout before it gives up on the exec stream. */
 const HOST_GRACE_MS = 15_000;
 
+/** The network namespace a sandbox borrowed (see NetworkHolders): its address, and how to return it. */
+export interface BorrowedNetwork {
+  address: string | undefined;
+  /** Called once the container is gone. */
+  giveBack: () => void;
+}
+
 export class DockerSandbox implements Sandbox {
   constructor(
     private readonly docker: Docker,
     private readonly container: Docker.Container,
+    private readonly borrowed?: BorrowedNetwork,
   ) {}
 
   get id(): string {
@@ -140,6 +148,7 @@ export class DockerSandbox implements Sandbox {
   }
 
   async address(): Promise<string | undefined> {
+    if (this.borrowed) return this.borrowed.address;
     const info = await this.container.inspect();
     const networks = Object.values(info.NetworkSettings?.Networks ?? {});
     return networks.map((n) => n.IPAddress).find((ip) => !!ip);
@@ -151,5 +160,7 @@ export class DockerSandbox implements Sandbox {
     } catch (err) {
       if (!isGone(err)) throw err;
     }
+    // gone with every process in it: the namespace may go to the next rollout
+    this.borrowed?.giveBack();
   }
 }
