@@ -56,8 +56,8 @@ export async function startBrowserEnv(runId: string, env: Record<string, string>
     // A generous deadline: on a loaded shared machine Node and Chromium can take a minute to come up.
     const started = await sandbox.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 330, env: { OPENFORGE_START_DEADLINE: '300' } });
     if (started.exitCode !== 0) throw new Error(`start-browser-env exited ${started.exitCode}:\n${started.stdout}\n${started.stderr}`);
-    const info = await backend.docker.getContainer(sandbox.id).inspect();
-    const ip = info.NetworkSettings.Networks[network.name!]?.IPAddress;
+    // the sandbox's address on the run network (a proxy-only sandbox has its network holder's)
+    const ip = await sandbox.address?.();
     if (!ip) throw new Error(`container has no address on ${network.name}`);
     const url = `http://${ip}:7000`;
     const call = async <T>(route: string, init?: RequestInit): Promise<T> => {

@@ -73,8 +73,7 @@ describe.each(tasks.map((t) => [t.id, t] as const))('%s through the env server',
       await sandbox.writeFiles(readTree(task.testsDir, '', { symlinksWithin: SUITE }).map((f) => ({ path: `/tests/${f.name}`, content: f.content, mode: f.mode })));
       const started = await sandbox.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 180 });
       expect(started.exitCode, `${started.stdout}\n${started.stderr}`).toBe(0);
-      const info = await backend.docker.getContainer(sandbox.id).inspect();
-      const url = `http://${info.NetworkSettings.Networks[network.name!]!.IPAddress}:7000`;
+      const url = `http://${await sandbox.address?.()}:7000`;
       const post = async <T>(route: string, body: unknown): Promise<T> => {
         const res = await fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         const text = await res.text();

@@ -99,7 +99,8 @@ export class DockerBackend implements SandboxBackend {
       } catch (err) {
         // a holder that stopped (killed, or the engine restarted) is replaced once, as a fresh one would have been made
         const holderGone = !(await this.holders.isRunning(holder));
-        this.holders.giveBack(holder, true);
+        // the failed container was removed with its processes: a holder still running is lent again
+        this.holders.giveBack(holder, holderGone);
         if (!holderGone || attempt > 1) throw err;
       }
     }

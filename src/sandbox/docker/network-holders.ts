@@ -1,13 +1,13 @@
 import type Docker from 'dockerode';
 import { LABEL_OWNER, LABEL_RUN } from '../labels.js';
 import type { SandboxSpec } from '../types.js';
-import { isGone } from './errors.js';
 
 /** Marks a network holder among a run's containers. */
 export const LABEL_NETWORK_HOLDER = 'openforge.network-holder';
 
 /** A holder's own process: it only keeps the namespace open, and ends by itself a day later if nobody removes it. */
-const HOLDER_COMMAND = ['sleep', '86400'];
+const HOLDER_ENTRYPOINT = ['sleep'];
+const HOLDER_COMMAND = ['86400'];
 
 /** One network namespace on a run's network, lent to one rollout container at a time. */
 export interface NetworkHolder {
@@ -93,7 +93,9 @@ export class NetworkHolders {
 
   private async make(spec: SandboxSpec & { network: { name: string } }, dnsOptions: string[]): Promise<NetworkHolder> {
     const container = await this.docker.createContainer({
+      // the entrypoint too: a task image's own would otherwise run with `sleep` as its arguments
       Image: spec.image,
+      Entrypoint: HOLDER_ENTRYPOINT,
       Cmd: HOLDER_COMMAND,
       Labels: { [LABEL_RUN]: spec.runId, [LABEL_OWNER]: this.owner, [LABEL_NETWORK_HOLDER]: spec.network.name },
       HostConfig: {
@@ -120,11 +122,11 @@ export class NetworkHolders {
     }
   }
 
+  /** Never rejects: a holder the engine could not remove now (it is away) carries the run's labels, so the run's removal or the reaper gets it. */
   private async discard(holder: NetworkHolder): Promise<void> {
-    try {
-      await this.docker.getContainer(holder.id).remove({ force: true });
-    } catch (err) {
-      if (!isGone(err)) throw err;
-    }
+    await this.docker
+      .getContainer(holder.id)
+      .remove({ force: true })
+      .catch(() => undefined);
   }
 }
