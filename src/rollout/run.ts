@@ -109,7 +109,9 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     }
     options.onPlan?.({ runId, resumed: !!resumable, total: todo.length, skipped, outputDir: loaded.outputDir });
 
-    const network = await backend.prepareNetwork(runId, config.network);
+    // Kept containers are found by their rollout's label (`openforge shell`), which a warm container cannot carry.
+    const warmPool = options.keepContainersSec ? 0 : (config.warm_pool ?? config.concurrency);
+    const network = await backend.prepareNetwork(runId, config.network, { sandboxes: todo.length, atOnce: config.concurrency + warmPool });
     // Kept containers still sit on the run's network: the caller removes both (removeRun) when done.
     if (!options.keepContainersSec) {
       cleanups.push(() => backend.releaseNetwork(network));
@@ -122,8 +124,6 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
     }
-    // Kept containers are found by their rollout's label (`openforge shell`), which a warm container cannot carry.
-    const warmPool = options.keepContainersSec ? 0 : (config.warm_pool ?? config.concurrency);
     const pool = warmPool > 0 ? new WarmPool(backend) : undefined;
     if (pool) {
       cleanups.unshift(async () => {

@@ -112,6 +112,18 @@ export interface RunNetwork {
   proxyHost?: string;
   /** The port the proxy must bind when the backend fixes it (a NetworkPolicy allows only it); any free port otherwise. */
   proxyPort?: number;
+  /** Docker, proxy-only: sandboxes borrow the namespace of a network holder instead of joining the network each. */
+  lendNamespaces?: boolean;
+}
+
+/**
+ * What a run expects of its network: how many sandboxes it will create in all, and how many live at once (the
+ * rollouts running and the warm pool's). A backend may share set-up work between sandboxes that follow one
+ * another when each share would serve several; without a plan it assumes a long run.
+ */
+export interface NetworkPlan {
+  sandboxes: number;
+  atOnce: number;
 }
 
 export interface ReapReport {
@@ -125,7 +137,7 @@ export interface SandboxBackend {
   readonly maxSandboxes?: number;
   /** Throws a UserError saying how to fix it when the backend cannot be used. */
   check(): Promise<void>;
-  prepareNetwork(runId: string, mode: NetworkMode): Promise<RunNetwork>;
+  prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork>;
   releaseNetwork(network: RunNetwork): Promise<void>;
   create(spec: SandboxSpec): Promise<Sandbox>;
   /** Removes every sandbox and network of one run. */

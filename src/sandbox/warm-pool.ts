@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from './types.js';
+import type { NetworkMode, NetworkPlan, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from './types.js';
 
 export interface WarmPoolOptions {
   /** A warm sandbox nobody took within this many seconds is removed (and lives this much longer than its spec says). */
@@ -139,8 +139,8 @@ export class WarmPool implements SandboxBackend {
     return this.inner.check();
   }
 
-  prepareNetwork(runId: string, mode: NetworkMode): Promise<RunNetwork> {
-    return this.inner.prepareNetwork(runId, mode);
+  prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork> {
+    return this.inner.prepareNetwork(runId, mode, plan);
   }
 
   releaseNetwork(network: RunNetwork): Promise<void> {

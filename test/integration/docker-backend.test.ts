@@ -213,7 +213,7 @@ describe('network namespaces on a proxy-only network', () => {
       expect(hb).not.toBe(ha); // two live sandboxes never share a namespace
       // a sandbox's address is its holder's, on the run's network
       const holderIp = (await backend.docker.getContainer(ha).inspect()).NetworkSettings.Networks[network.name!]!.IPAddress;
-      expect(await a.address()).toBe(holderIp);
+      expect(await a.address?.()).toBe(holderIp);
       // a leaves a listener behind; once a is removed it is gone with a's processes, and its port is free again
       await a.exec(['sh', '-c', 'nohup python3 -m http.server 8765 >/dev/null 2>&1 & sleep 0.5']);
       await a.remove();
@@ -235,6 +235,23 @@ describe('network namespaces on a proxy-only network', () => {
       await backend.releaseNetwork(network);
     }
     expect(await holders()).toHaveLength(0);
+  });
+
+  it('are used only when the run expects two sandboxes or more per sandbox alive at once; otherwise each joins the network', async () => {
+    const few = await backend.prepareNetwork(runId, 'proxy-only', { sandboxes: 3, atOnce: 2 });
+    expect(few.lendNamespaces).toBe(false);
+    expect((await backend.prepareNetwork(runId, 'proxy-only', { sandboxes: 4, atOnce: 2 })).lendNamespaces).toBe(true);
+    expect((await backend.prepareNetwork(runId, 'proxy-only')).lendNamespaces).toBe(true); // no plan: a long run
+    try {
+      const box = await backend.create(spec(few));
+      const info = await backend.docker.getContainer(box.id).inspect();
+      expect(info.HostConfig.NetworkMode).toBe(few.name);
+      expect(await box.address?.()).toBe(info.NetworkSettings.Networks[few.name!]!.IPAddress);
+      expect((await box.exec(['cat', '/etc/resolv.conf'])).stdout).toMatch(/^options .*timeout:1 attempts:1/m);
+      await box.remove();
+    } finally {
+      await backend.releaseNetwork(few);
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { withDeadline } from '../../util/deadline.js';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER, LABEL_ROLLOUT, LABEL_RUN } from '../labels.js';
 import { ownerAlive, ownerLabel } from '../owner.js';
-import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
+import type { NetworkMode, NetworkPlan, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
 import { DockerSandbox } from './container.js';
 import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
@@ -21,6 +21,8 @@ const READY_TIMEOUT_MS = 30_000;
  * checks) would hang instead of failing fast.
  */
 const PROXY_ONLY_DNS_OPTIONS = ['timeout:1', 'attempts:1'];
+/** Network holders are used when a run expects at least this many sandboxes per sandbox alive at once. */
+const HOLDER_BORROWERS_WORTH_IT = 2;
 
 export class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
@@ -52,7 +54,7 @@ export class DockerBackend implements SandboxBackend {
     return waited;
   }
 
-  async prepareNetwork(runId: string, mode: NetworkMode): Promise<RunNetwork> {
+  async prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork> {
     if (mode === 'none') return { mode };
     if (mode === 'public') {
       const bridge = await this.docker.getNetwork('bridge').inspect();
@@ -75,7 +77,9 @@ export class DockerBackend implements SandboxBackend {
     const info = await network.inspect();
     const gateway = info.IPAM?.Config?.[0]?.Gateway as string | undefined;
     if (!gateway) throw new RolloutError('infrastructure', `Docker network ${name} has no gateway address`);
-    return { mode, name, proxyHost: gateway };
+    // A holder costs about a container's start; it pays off from its second borrower on (docs/perf.md).
+    const lendNamespaces = plan === undefined || plan.sandboxes >= HOLDER_BORROWERS_WORTH_IT * plan.atOnce;
+    return { mode, name, proxyHost: gateway, lendNamespaces };
   }
 
   async releaseNetwork(network: RunNetwork): Promise<void> {
@@ -90,7 +94,7 @@ export class DockerBackend implements SandboxBackend {
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
     const network = spec.network;
-    if (network.mode !== 'proxy-only' || !network.name) return this.createContainer(spec);
+    if (network.mode !== 'proxy-only' || !network.name || !network.lendNamespaces) return this.createContainer(spec);
     const on = { ...spec, network: { ...network, name: network.name } };
     for (let attempt = 1; ; attempt++) {
       const holder = await this.holders.borrow(on, PROXY_ONLY_DNS_OPTIONS);
@@ -129,6 +133,7 @@ export class DockerBackend implements SandboxBackend {
           SecurityOpt: ['no-new-privileges'],
           // on a proxy-only network, the namespace of a holder (see NetworkHolders), which carries the resolver options
           NetworkMode: holder ? `container:${holder.id}` : spec.network.mode === 'none' ? 'none' : spec.network.name,
+          ...(!holder && spec.network.mode === 'proxy-only' ? { DnsOptions: PROXY_ONLY_DNS_OPTIONS } : {}),
           ShmSize: 64 * 1024 * 1024,
           Mounts: spec.mounts?.map((m) => ({ Type: 'volume' as const, Source: m.volume, Target: m.target, ReadOnly: m.readOnly })),
         },
