@@ -93,11 +93,10 @@ export class DockerBackend implements SandboxBackend {
   }
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
-    const network = spec.network;
-    if (network.mode !== 'proxy-only' || !network.name || !network.lendNamespaces) return this.createContainer(spec);
-    const on = { ...spec, network: { ...network, name: network.name } };
+    const { mode, name, lendNamespaces } = spec.network;
+    if (mode !== 'proxy-only' || !name || !lendNamespaces) return this.createContainer(spec);
     for (let attempt = 1; ; attempt++) {
-      const holder = await this.holders.borrow(on, PROXY_ONLY_DNS_OPTIONS);
+      const holder = await this.holders.borrow(name, spec, PROXY_ONLY_DNS_OPTIONS);
       try {
         return await this.createContainer(spec, holder);
       } catch (err) {

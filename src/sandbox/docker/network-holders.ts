@@ -41,16 +41,15 @@ export class NetworkHolders {
     private readonly owner: string,
   ) {}
 
-  /** A free holder on the spec's network, or a new one made from the spec's image (any image with `sleep` will do). */
-  async borrow(spec: SandboxSpec & { network: { name: string } }, dnsOptions: string[]): Promise<NetworkHolder> {
-    const network = spec.network.name;
+  /** A free holder on `network`, or a new one made from the spec's image (any image with `sleep` will do). */
+  async borrow(network: string, spec: SandboxSpec, dnsOptions: string[]): Promise<NetworkHolder> {
     const free = this.free.get(network) ?? [];
     let holder = free.pop();
     while (holder && holder.generation !== this.generation) {
       void this.discard(holder);
       holder = free.pop();
     }
-    holder ??= await this.make(spec, dnsOptions);
+    holder ??= await this.make(network, spec, dnsOptions);
     this.lent.add(holder);
     return holder;
   }
@@ -91,15 +90,15 @@ export class NetworkHolders {
     await Promise.all(free.map((h) => this.discard(h)));
   }
 
-  private async make(spec: SandboxSpec & { network: { name: string } }, dnsOptions: string[]): Promise<NetworkHolder> {
+  private async make(network: string, spec: SandboxSpec, dnsOptions: string[]): Promise<NetworkHolder> {
     const container = await this.docker.createContainer({
       // the entrypoint too: a task image's own would otherwise run with `sleep` as its arguments
       Image: spec.image,
       Entrypoint: HOLDER_ENTRYPOINT,
       Cmd: HOLDER_COMMAND,
-      Labels: { [LABEL_RUN]: spec.runId, [LABEL_OWNER]: this.owner, [LABEL_NETWORK_HOLDER]: spec.network.name },
+      Labels: { [LABEL_RUN]: spec.runId, [LABEL_OWNER]: this.owner, [LABEL_NETWORK_HOLDER]: network },
       HostConfig: {
-        NetworkMode: spec.network.name,
+        NetworkMode: network,
         DnsOptions: dnsOptions,
         Memory: 16 * 1024 * 1024,
         MemorySwap: 16 * 1024 * 1024,
@@ -115,7 +114,7 @@ export class NetworkHolders {
       const address = Object.values(info.NetworkSettings?.Networks ?? {})
         .map((n) => n.IPAddress)
         .find((ip) => !!ip);
-      return { id: container.id, network: spec.network.name, address, generation: this.generation };
+      return { id: container.id, network, address, generation: this.generation };
     } catch (err) {
       await container.remove({ force: true }).catch(() => undefined);
       throw err;
