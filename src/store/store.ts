@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 export type { StoredCallRow } from './call-rows.js';
 import path from 'node:path';
-import { decodeFloats, decodeIds, encodeFloats, encodeIds } from './codec.js';
+import { decodeFloats, decodeIds } from './codec.js';
 import { type CallGroupRow, GROUPED_FIELDS, promptLastUses, RequestImages, RolloutPrompts, RowCompleter, STORED_CALL_COLUMNS, storedPrompt, ungroup, type CallRow, type StoredCallRow } from './call-rows.js';
-import { PromptDeltaWriter, PromptRebuilder, type PromptDelta } from './prompt-delta.js';
-import { isWordChar, RequestDeltaWriter, RequestRebuilder, type RequestDelta, type StoredRequest } from './request-delta.js';
+import { CallWriter, type CallWriting } from './call-writer.js';
+import { PromptRebuilder } from './prompt-delta.js';
+import { isWordChar, RequestRebuilder, type StoredRequest } from './request-delta.js';
 import { MIGRATIONS } from './schema.js';
 import { SqliteDb } from './sqlite.js';
 import type { RecordedCall, RolloutStatus } from './types.js';
-import { WriteBatcher } from './write-batcher.js';
 
 export interface RunRecord {
   id: string;
@@ -83,43 +83,6 @@ const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
   phases: 'phases',
 };
 
-const CALL_INSERT_COLUMNS = [
-  'rollout_id', 'seq', 'label', 'protocol', 'model', 'stream', 'request', 'response', 'status', 'error', 'prompt_ids', 'completion_ids',
-  'logprobs', 'finish_reason', 'upstream', 'started_at', 'ttfb_ms', 'duration_ms', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
-  'request_base_seq', 'request_shared_len', 'response_mentions_weight_version', 'request_piece_mentions_image',
-] as const;
-/** Rows per INSERT: 64 × 25 parameters stays far below SQLite's limit of 32 766. */
-const MAX_CALLS_PER_INSERT = 64;
-const insertSqlByRows = new Map<number, string>();
-
-function insertCallsSql(rows: number): string {
-  let sql = insertSqlByRows.get(rows);
-  if (!sql) {
-    const row = `(${CALL_INSERT_COLUMNS.map(() => '?').join(', ')})`;
-    sql = `INSERT INTO calls (${CALL_INSERT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
-    insertSqlByRows.set(rows, sql);
-  }
-  return sql;
-}
-
-/** The request as the harness sent it when its text is known. */
-function requestText(c: RecordedCall): string {
-  return c.requestJson ?? JSON.stringify(c.request);
-}
-
-/** One row's parameters, in CALL_INSERT_COLUMNS order. */
-function callParams(c: RecordedCall, request: string, delta: PromptDelta | undefined, requestDelta: RequestDelta | undefined): unknown[] {
-  const response = c.responseJson ?? (c.response === null || c.response === undefined ? null : JSON.stringify(c.response));
-  const piece = requestDelta ? requestDelta.suffix : request;
-  return [
-    c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, piece, response, c.status, c.error,
-    encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
-    c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
-    requestDelta?.baseSeq ?? null, requestDelta?.sharedLen ?? 0,
-    response?.includes('weight_version') ? 1 : 0, piece.includes('image') ? 1 : 0,
-  ];
-}
-
 export interface StoreOptions {
   /**
    * How long a recorded call may wait for others to share its INSERT when the writer is idle (see
@@ -141,17 +104,11 @@ export const STORE_FILE = 'openforge.db';
 
 /** The run store: one SQLite file (WAL) per run folder holding runs, rollouts, model calls and events. */
 export class Store {
-  private readonly promptDeltas = new PromptDeltaWriter();
-  private readonly requestDeltas = new RequestDeltaWriter();
-  private readonly writes: WriteBatcher<RecordedCall>;
-
   private constructor(
     private readonly db: SqliteDb,
     readonly file: string,
-    options: StoreOptions,
-  ) {
-    this.writes = new WriteBatcher<RecordedCall>((calls) => this.writeCalls(calls), MAX_CALLS_PER_INSERT, options.recordLingerMs ?? 0);
-  }
+    private readonly calls: CallWriting,
+  ) {}
 
   static async open(file: string, options: StoreOptions = {}): Promise<Store> {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -164,11 +121,11 @@ export class Store {
     for (let v = version; v < MIGRATIONS.length; v++) {
       await db.exec(`BEGIN; ${MIGRATIONS[v]}; PRAGMA user_version = ${v + 1}; COMMIT;`);
     }
-    return new Store(db, file, options);
+    return new Store(db, file, new CallWriter(db, options.recordLingerMs ?? 0));
   }
 
   async close(): Promise<void> {
-    await this.flush();
+    await this.calls.close();
     await this.db.close();
   }
 
@@ -255,7 +212,7 @@ export class Store {
    * row fails alone. Resolves once the row is stored; `flush` and `close` wait for every queued row.
    */
   recordCall(c: RecordedCall): Promise<void> {
-    return this.writes.add(c);
+    return this.calls.add(c);
   }
 
   /** The proxy's CallSink face. */
@@ -265,50 +222,7 @@ export class Store {
 
   /** Resolves once every call recorded so far is stored. */
   flush(): Promise<void> {
-    return this.writes.flushed();
-  }
-
-  private async writeCalls(calls: RecordedCall[]): Promise<(unknown | undefined)[]> {
-    const rows: unknown[] = [];
-    const requests = calls.map(requestText);
-    // Deltas may refer to rows of the same batch: the INSERT stores all of them or none.
-    calls.forEach((c, i) => rows.push(...callParams(c, requests[i]!, this.compactPrompt(c), this.compactRequest(c, requests[i]!))));
-    try {
-      await this.db.runPrepared(insertCallsSql(calls.length), rows);
-      return calls.map(() => undefined);
-    } catch (err) {
-      for (const c of calls) {
-        if (c.promptTokenIds) this.promptDeltas.forget(c.rolloutId, c.seq);
-        this.requestDeltas.forget(c.rolloutId, c.seq);
-      }
-      if (calls.length === 1) return [err];
-    }
-    // Row by row, so that only the bad rows fail; whole prompts and requests, as a base row may be among them.
-    const results: (unknown | undefined)[] = [];
-    for (const [i, c] of calls.entries()) {
-      try {
-        await this.db.runPrepared(insertCallsSql(1), callParams(c, requests[i]!, undefined, undefined));
-        if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
-        this.requestDeltas.remember(c.rolloutId, c.seq, requests[i]!);
-        results.push(undefined);
-      } catch (err) {
-        results.push(err);
-      }
-    }
-    return results;
-  }
-
-  private compactPrompt(c: RecordedCall): PromptDelta | undefined {
-    if (!c.promptTokenIds) return undefined;
-    const delta = this.promptDeltas.compact(c.rolloutId, c.seq, c.promptTokenIds);
-    this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
-    return delta;
-  }
-
-  private compactRequest(c: RecordedCall, text: string): RequestDelta | undefined {
-    const delta = this.requestDeltas.compact(c.rolloutId, c.seq, text);
-    this.requestDeltas.remember(c.rolloutId, c.seq, text);
-    return delta;
+    return this.calls.flushed();
   }
 
   /** Every call of a rollout in seq order, as recorded: whole prompts and requests. */
