@@ -106,7 +106,7 @@ async function proxyRole() {
   // `--sink none` (diagnostics only): the same proxy recording into a sink that drops every call
   const recordLingerMs = values['record-linger-ms'] ? Number(values['record-linger-ms']) : RECORD_LINGER_MS;
   if (!(recordLingerMs >= 0)) throw new Error(`--record-linger-ms ${values['record-linger-ms']}: use a number of milliseconds, 0 or more`);
-  const store = values.sink === 'none' ? nullStore() : await Store.open(values.db, { recordLingerMs });
+  const store = values.sink === 'none' ? nullStore() : await Store.open(values.db, { recordLingerMs, callWriterThread: true });
   const sessions = new Map();
   for (let i = 0; i < 256; i++) {
     const session = { rolloutId: `bench-${i}`, runId: 'bench', taskId: 'bench-task', secret: `bench-secret-${i}` };

@@ -22,8 +22,8 @@ export interface FinishedCall {
 export function recordedCall(finished: FinishedCall): RecordedCall {
   const { session, call, outcome } = finished;
   const tokens = outcome.tokens;
-  const requestJson = Buffer.isBuffer(finished.request) ? finished.request.toString('utf8') : undefined;
-  const record = new ProxiedCall(requestJson, requestJson === undefined ? finished.request : undefined);
+  const requestBytes = Buffer.isBuffer(finished.request) ? finished.request : undefined;
+  const record = new ProxiedCall(requestBytes, requestBytes === undefined ? finished.request : undefined);
   const invalid = call === undefined ? record.request : undefined;
   const body = typeof invalid === 'object' && invalid !== null ? (invalid as Record<string, unknown>) : {};
   record.rolloutId = session.rolloutId;
@@ -49,8 +49,9 @@ export function recordedCall(finished: FinishedCall): RecordedCall {
 }
 
 /**
- * A record whose `request` is parsed from `requestJson` only when a reader asks (the store keeps the
- * text): parsing it again would cost a large request milliseconds. A class, so the getter is on the
+ * A record whose `request` is parsed from `requestJson`, and `requestJson` decoded from the bytes,
+ * only when a reader asks (the store keeps the text; a call-writing thread takes the bytes): parsing
+ * it again would cost a large request milliseconds. A class, so the getter is on the
  * prototype: an object literal with a getter of its own outlived its call (V8 kept it, and all it
  * points to, until a full GC), which doubled what the young-generation GC promoted.
  */
@@ -75,10 +76,17 @@ class ProxiedCall implements RecordedCall {
   durationMs = 0;
   missingTokenIds = false;
 
+  private requestText: string | undefined = undefined;
+
   constructor(
-    readonly requestJson: string | undefined,
+    readonly requestBytes: Buffer | undefined,
     private parsedRequest: unknown,
   ) {}
+
+  get requestJson(): string | undefined {
+    if (this.requestText === undefined && this.requestBytes !== undefined) this.requestText = this.requestBytes.toString('utf8');
+    return this.requestText;
+  }
 
   get request(): unknown {
     if (this.parsedRequest === undefined && this.requestJson !== undefined) this.parsedRequest = JSON.parse(this.requestJson);

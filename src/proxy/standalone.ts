@@ -57,7 +57,7 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
   };
   try {
     const upstreams = await resolveUpstreams(options, cleanups);
-    const store = await Store.open(options.dbFile, { recordLingerMs: RECORD_LINGER_MS });
+    const store = await Store.open(options.dbFile, { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
     cleanups.push(() => store.close());
     const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
     const runId = `proxy-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;

@@ -72,7 +72,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
 
   mkdirSync(loaded.outputDir, { recursive: true });
   const releaseLock = acquireRunLock(loaded.outputDir);
-  const store = await Store.open(path.join(loaded.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS });
+  const store = await Store.open(path.join(loaded.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
   const cleanups: (() => Promise<unknown>)[] = [];
   // The run stops itself too: when its backend stays unreachable, as it would on Ctrl-C.
   const stop = new AbortController();

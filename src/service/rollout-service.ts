@@ -80,7 +80,7 @@ export class RolloutService {
     await backend.check();
     await backend.reap();
     mkdirSync(opts.outputDir, { recursive: true });
-    const store = await Store.open(path.join(opts.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS });
+    const store = await Store.open(path.join(opts.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
     const runId = `svc-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
     await store.createRun(runId, { service: true, config: opts.base });
     const network = await backend.prepareNetwork(runId, opts.base.network);

@@ -1,5 +1,8 @@
 import sqlite3 from 'sqlite3';
 
+/** Settings of each connection to a store (the page size and WAL mode belong to the file). */
+export const CONNECTION_PRAGMAS = 'PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;';
+
 /** A promise face over one sqlite3 connection. */
 export class SqliteDb {
   /** Statements kept prepared for `runPrepared`, by SQL text. */

@@ -22,6 +22,8 @@ export interface RecordedCall {
   request: unknown;
   /** `request` as JSON text, when the proxy has the harness's own bytes: stored as is instead of re-serialised. */
   requestJson?: string;
+  /** The UTF-8 bytes of `requestJson`, when the proxy has them: what crosses to the call-writing thread. */
+  requestBytes?: Uint8Array;
   /** What the harness received: the JSON body, or for streams the assembled final message. Null on failure. */
   response: unknown;
   /** `response` as the JSON text the harness was sent, when there was one: stored as is. */

@@ -22,14 +22,17 @@ function turn(rolloutId: string, seq: number): RecordedCall {
 
 const tempDb = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'of-batch-')), 'openforge.db');
 
-describe('batched call writes', () => {
+describe.each([
+  { where: 'on the store connection', callWriterThread: false },
+  { where: 'on a call-writing thread', callWriterThread: true },
+])('batched call writes, $where', ({ callWriterThread }) => {
   it('stores every call still queued when the store is closed', async () => {
     const file = tempDb();
-    let store = await Store.open(file);
+    let store = await Store.open(file, { callWriterThread });
     const written = Array.from({ length: 300 }, (_, i) => store.recordCall(turn(`r${i % 3}`, Math.floor(i / 3) + 1)));
     await store.close(); // not awaiting the writes first
     await Promise.all(written);
-    store = await Store.open(file);
+    store = await Store.open(file, { callWriterThread });
     for (const id of ['r0', 'r1', 'r2']) {
       const calls = await store.listCalls(id);
       expect(calls.map((c) => c.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
@@ -40,7 +43,7 @@ describe('batched call writes', () => {
 
   it('fails only the bad row of a batch; the others, and later prompts built on them, are stored', async () => {
     const file = tempDb();
-    const store = await Store.open(file);
+    const store = await Store.open(file, { callWriterThread });
     await store.recordCall(turn('r', 1));
     const batch = [2, 3, 1, 4, 5].map((seq) => store.recordCall(turn('r', seq)).then(() => 'ok', (err: Error) => err.message));
     expect(await Promise.all(batch)).toEqual(['ok', 'ok', expect.stringMatching(/UNIQUE/), 'ok', 'ok']);
@@ -52,7 +55,7 @@ describe('batched call writes', () => {
   });
 
   it('never rebuilds a later prompt from a rejected duplicate row', async () => {
-    const store = await Store.open(tempDb());
+    const store = await Store.open(tempDb(), { callWriterThread });
     await store.recordCall(turn('r', 1));
     const other = Array.from({ length: 200 }, (_, i) => 5000 + i);
     const duplicate = { ...turn('r', 1), promptTokenIds: other, completionTokenIds: [9] };
@@ -70,7 +73,7 @@ describe('batched call writes', () => {
   it('stores the request exactly as the harness sent it, and every call of a proxy closed with writes queued', async () => {
     const sim = await startSimServer({ policy: { name: 'ok', respond: () => ({ content: 'ok', toolCalls: [] }) } });
     const file = tempDb();
-    const store = await Store.open(file);
+    const store = await Store.open(file, { callWriterThread });
     const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
     const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
     // odd spacing and key order: a re-serialised body would differ
@@ -92,6 +95,27 @@ describe('batched call writes', () => {
     expect(JSON.parse(rows[0]!.response)).toMatchObject({ object: 'chat.completion' });
   });
 
+  it("a proxy recording into a lingering store answers at once, and its calls are stored by the proxy's close", async () => {
+    const sim = await startSimServer({ policy: { name: 'ok', respond: () => ({ content: 'ok', toolCalls: [] }) } });
+    const file = tempDb();
+    const store = await Store.open(file, { recordLingerMs: 60_000, callWriterThread });
+    const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
+    const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
+    const call = () =>
+      fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"policy","messages":[{"role":"user","content":"hi"}]}' });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200);
+    expect((await store.countCalls(['p'])).get('p') ?? 0).toBe(0); // both still lingering
+    const started = Date.now();
+    await proxy.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await store.countCalls(['p'])).get('p')).toBe(2);
+    await store.close();
+    await sim.close();
+  });
+});
+
+describe('WriteBatcher', () => {
   it('with a linger, gathers calls recorded apart into one write; a flush or a full batch writes at once', async () => {
     const batches: number[][] = [];
     const batcher = new WriteBatcher<number>(async (items) => {
@@ -130,24 +154,5 @@ describe('batched call writes', () => {
     clearInterval(feeding);
     for (let id = 0; id < before; id++) expect(written.has(id)).toBe(true);
     await batcher.flushed();
-  });
-
-  it("a proxy recording into a lingering store answers at once, and its calls are stored by the proxy's close", async () => {
-    const sim = await startSimServer({ policy: { name: 'ok', respond: () => ({ content: 'ok', toolCalls: [] }) } });
-    const file = tempDb();
-    const store = await Store.open(file, { recordLingerMs: 60_000 });
-    const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
-    const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
-    const call = () =>
-      fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"policy","messages":[{"role":"user","content":"hi"}]}' });
-    expect((await call()).status).toBe(200);
-    expect((await call()).status).toBe(200);
-    expect((await store.countCalls(['p'])).get('p') ?? 0).toBe(0); // both still lingering
-    const started = Date.now();
-    await proxy.close();
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect((await store.countCalls(['p'])).get('p')).toBe(2);
-    await store.close();
-    await sim.close();
   });
 });

@@ -1,0 +1,89 @@
+/** What crosses between a store and its call-writing thread (`call-writer-thread.ts`). */
+import type { RecordedCall } from './types.js';
+
+/**
+ * A recorded call as it is posted: its fields by value, the request as bytes when the proxy has them
+ * (moved, not copied: decoding them to text is the thread's work). A RecordedCall may be a class
+ * whose texts are getters, which a structured clone would drop, so the fields are named here.
+ */
+export interface PostedCall {
+  id: number;
+  rolloutId: string;
+  seq: number;
+  label: RecordedCall['label'];
+  protocol: RecordedCall['protocol'];
+  model: string;
+  stream: boolean;
+  requestBytes: Uint8Array | undefined;
+  /** The request's text or, without one, the body itself, when there are no bytes. */
+  requestJson: string | undefined;
+  request: unknown;
+  responseJson: string | undefined;
+  response: unknown;
+  status: number;
+  error: string | null;
+  promptTokenIds: RecordedCall['promptTokenIds'];
+  completionTokenIds: number[] | null;
+  logprobs: number[] | null;
+  finishReason: string | null;
+  upstream: string;
+  startedAt: number;
+  ttfbMs: number | null;
+  durationMs: number;
+  missingTokenIds: boolean;
+}
+
+export interface CallWriterInit {
+  file: string;
+}
+
+export type ToCallWriter = { kind: 'calls'; calls: PostedCall[] } | { kind: 'close' };
+
+/** One answer per `calls` message, once each of its rows is stored or has failed. */
+export interface FromCallWriter {
+  written: number[];
+  failed: { id: number; message: string; code: string | undefined }[];
+}
+
+/** The call as posted, and the buffers to move with it. */
+export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[]): PostedCall {
+  let requestBytes: Uint8Array | undefined;
+  if (c.requestBytes) {
+    // a copy of its own: a view's whole backing store would otherwise be cloned, and the record may be read after this
+    requestBytes = c.requestBytes.slice();
+    transfer.push(requestBytes.buffer as ArrayBuffer);
+  }
+  return {
+    id,
+    rolloutId: c.rolloutId,
+    seq: c.seq,
+    label: c.label,
+    protocol: c.protocol,
+    model: c.model,
+    stream: c.stream,
+    requestBytes,
+    requestJson: requestBytes ? undefined : c.requestJson,
+    request: requestBytes || c.requestJson !== undefined ? undefined : c.request,
+    responseJson: c.responseJson,
+    response: c.responseJson === undefined ? c.response : undefined,
+    status: c.status,
+    error: c.error,
+    promptTokenIds: c.promptTokenIds,
+    completionTokenIds: c.completionTokenIds,
+    logprobs: c.logprobs,
+    finishReason: c.finishReason,
+    upstream: c.upstream,
+    startedAt: c.startedAt,
+    ttfbMs: c.ttfbMs,
+    durationMs: c.durationMs,
+    missingTokenIds: c.missingTokenIds,
+  };
+}
+
+const utf8 = new TextDecoder();
+
+/** The call back as a RecordedCall, on the writing thread. */
+export function receivedCall(posted: PostedCall): RecordedCall {
+  const { id: _id, requestBytes, ...call } = posted;
+  return { ...call, requestJson: requestBytes ? utf8.decode(requestBytes) : posted.requestJson };
+}

@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CallWriterThread } from '../../../src/store/call-writer-thread.js';
+import { CallWriter } from '../../../src/store/call-writer.js';
+import { CONNECTION_PRAGMAS, SqliteDb } from '../../../src/store/sqlite.js';
+import { Store } from '../../../src/store/store.js';
+import type { RecordedCall } from '../../../src/store/types.js';
+import { packageRoot } from '../../../src/util/paths.js';
+
+/** Call `seq` of a conversation whose prompt grows by 40 tokens a turn; its request comes as the harness's bytes. */
+function turn(rolloutId: string, seq: number): RecordedCall {
+  const prompt = Int32Array.from({ length: 40 * seq }, (_, i) => i % 1000);
+  const messages = Array.from({ length: seq }, (_, k) => `{"role": "user", "content": "turn ${k + 1} ${'x'.repeat(400)}"}`);
+  const requestJson = `{"messages": [${messages.join(', ')}]}`;
+  return {
+    rolloutId, seq, label: 'policy', protocol: 'chat', model: 'policy', stream: false,
+    request: JSON.parse(requestJson), requestJson, requestBytes: Buffer.from(requestJson), response: { choices: [] }, status: 200, error: null,
+    promptTokenIds: prompt, completionTokenIds: [seq], logprobs: [-0.5], finishReason: 'stop',
+    upstream: 'http://u/v1', startedAt: 1000, ttfbMs: 1, durationMs: 2, missingTokenIds: false,
+  };
+}
+
+const tempDb = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'of-writer-thread-')), 'openforge.db');
+
+describe('the call-writing thread', () => {
+  it('stores prompts and requests as deltas of earlier calls, read back whole, and the request bytes as sent', async () => {
+    const file = tempDb();
+    const store = await Store.open(file, { callWriterThread: true });
+    const turns = [1, 2, 3, 4, 5].map((seq) => turn('r', seq));
+    for (const t of turns) await store.recordCall(t);
+    const calls = await store.listCalls('r');
+    expect(calls.map((c) => [...(c.promptTokenIds ?? [])])).toEqual(turns.map((t) => [...t.promptTokenIds!]));
+    for (const [i, c] of calls.entries()) expect(await store.callRequestJson('r', c.seq)).toBe(turns[i]!.requestJson);
+    await store.close();
+    const db = await SqliteDb.open(file);
+    const rows = await db.all<{ seq: number; prompt_base_seq: number | null; request_base_seq: number | null }>('SELECT seq, prompt_base_seq, request_base_seq FROM calls ORDER BY seq');
+    await db.close();
+    expect(rows.map((r) => r.prompt_base_seq)).toEqual([null, 1, 2, 3, 4]);
+    expect(rows.slice(1).every((r) => r.request_base_seq !== null)).toBe(true);
+  });
+
+  it('a thread that stops fails only what it was sent and never answered; the calls after it are stored on the fallback connection', async () => {
+    const file = tempDb();
+    await (await Store.open(file)).close(); // the schema
+    const db = await SqliteDb.open(file);
+    await db.exec(CONNECTION_PRAGMAS);
+    const thread = CallWriterThread.start(file, 0, () => new CallWriter(db, 0));
+    await thread.add(turn('r', 1));
+    const inFlight = thread.add(turn('r', 2)).then(
+      () => 'stored',
+      (err: Error) => err.message,
+    );
+    await thread.terminate();
+    const fate = await inFlight;
+    await thread.add(turn('r', 3));
+    await thread.add(turn('r', 4));
+    await thread.close();
+    const stored = (await db.all<{ seq: number }>('SELECT seq FROM calls ORDER BY seq')).map((r) => r.seq);
+    await db.close();
+    if (fate === 'stored') expect(stored).toEqual([1, 2, 3, 4]);
+    else {
+      expect(fate).toMatch(/call-writing thread stopped .* before it confirmed this call's record/);
+      expect(stored).toEqual([1, 3, 4]); // the thread died before writing it
+    }
+  });
+
+  it('a process that records calls and never closes its store still stores them before it exits', () => {
+    const file = tempDb();
+    const script = path.join(path.dirname(file), 'record.mjs');
+    const storeModule = pathToFileURL(path.join(packageRoot(), 'dist/store/store.js')).href;
+    writeFileSync(
+      script,
+      `import { Store } from ${JSON.stringify(storeModule)};
+       const store = await Store.open(${JSON.stringify(file)}, { recordLingerMs: 200, callWriterThread: true });
+       for (let seq = 1; seq <= 20; seq++) {
+         void store.recordCall({ rolloutId: 'r', seq, label: 'policy', protocol: 'chat', model: 'm', stream: false, request: {}, requestJson: '{}',
+           response: null, status: 200, error: null, promptTokenIds: [1, 2, 3], completionTokenIds: [4], logprobs: [-1], finishReason: 'stop',
+           upstream: 'u', startedAt: 1, ttfbMs: 1, durationMs: 1, missingTokenIds: false });
+       }`,
+    );
+    const ran = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 20_000 });
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    return (async () => {
+      const store = await Store.open(file);
+      expect((await store.countCalls(['r'])).get('r')).toBe(20);
+      await store.close();
+    })();
+  });
+});
