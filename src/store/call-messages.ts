@@ -49,8 +49,9 @@ export interface FromCallWriter {
 export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[]): PostedCall {
   let requestBytes: Uint8Array | undefined;
   if (c.requestBytes) {
-    // a copy of its own: a view's whole backing store would otherwise be cloned, and the record may be read after this
-    requestBytes = c.requestBytes.slice();
+    // a copy of its own to move (a Buffer's `slice` is a view: moving its backing store would detach
+    // whatever else shares it, Node's pool of small buffers among them)
+    requestBytes = new Uint8Array(c.requestBytes);
     transfer.push(requestBytes.buffer as ArrayBuffer);
   }
   return {

@@ -43,6 +43,17 @@ describe('the call-writing thread', () => {
     expect(rows.slice(1).every((r) => r.request_base_seq !== null)).toBe(true);
   });
 
+  it("takes a copy of the request's bytes: a view into memory shared with others is left whole", async () => {
+    const store = await Store.open(tempDb(), { callWriterThread: true });
+    const json = '{"messages": [{"role": "user", "content": "hi"}]}';
+    const shared = Buffer.from(`before${json}after`); // as a body read into a pooled buffer
+    const view = shared.subarray('before'.length, 'before'.length + json.length);
+    await store.recordCall({ ...turn('r', 1), requestJson: json, requestBytes: view });
+    expect(shared.toString()).toBe(`before${json}after`);
+    expect(await store.callRequestJson('r', 1)).toBe(json);
+    await store.close();
+  });
+
   it('a thread that stops fails only what it was sent and never answered; the calls after it are stored on the fallback connection', async () => {
     const file = tempDb();
     await (await Store.open(file)).close(); // the schema
