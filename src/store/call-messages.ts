@@ -81,10 +81,11 @@ export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[])
   };
 }
 
-const utf8 = new TextDecoder();
-
 /** The call back as a RecordedCall, on the writing thread. */
 export function receivedCall(posted: PostedCall): RecordedCall {
   const { id: _id, requestBytes, ...call } = posted;
-  return { ...call, requestJson: requestBytes ? utf8.decode(requestBytes) : posted.requestJson };
+  // Buffer's decoder, not TextDecoder: it makes a one-byte string of ASCII text, which SQLite's binding and the
+  // request-delta cache copy faster than the two-byte strings TextDecoder returns
+  const requestJson = requestBytes ? Buffer.from(requestBytes.buffer, requestBytes.byteOffset, requestBytes.byteLength).toString('utf8') : posted.requestJson;
+  return { ...call, requestJson };
 }
