@@ -6,31 +6,14 @@ import type { RecordedCall } from './types.js';
  * (moved, not copied: decoding them to text is the thread's work). A RecordedCall may be a class
  * whose texts are getters, which a structured clone would drop, so the fields are named here.
  */
-export interface PostedCall {
+export interface PostedCall extends Omit<RecordedCall, 'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson'> {
   id: number;
-  rolloutId: string;
-  seq: number;
-  label: RecordedCall['label'];
-  protocol: RecordedCall['protocol'];
-  model: string;
-  stream: boolean;
   requestBytes: Uint8Array | undefined;
   /** The request's text or, without one, the body itself, when there are no bytes. */
   requestJson: string | undefined;
   request: unknown;
   responseJson: string | undefined;
   response: unknown;
-  status: number;
-  error: string | null;
-  promptTokenIds: RecordedCall['promptTokenIds'];
-  completionTokenIds: number[] | null;
-  logprobs: number[] | null;
-  finishReason: string | null;
-  upstream: string;
-  startedAt: number;
-  ttfbMs: number | null;
-  durationMs: number;
-  missingTokenIds: boolean;
 }
 
 export interface CallWriterInit {
