@@ -1,8 +1,5 @@
-import { SingleBar, Presets } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { HARNESS_NAMES, loadRunConfig } from '../../config/run.js';
-import { executeRun } from '../../rollout/run.js';
-import { formatSummary } from '../../rollout/summary.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt } from '../to-int.js';
 
@@ -26,6 +23,12 @@ export function runCommand(): Command {
         output: opts.output,
       });
       if (opts.upstream) loaded.config.model.upstream = opts.upstream;
+      // the orchestrator (Docker, the proxy, the store) loads only for a run: `run --help` needs none of it
+      const [{ SingleBar, Presets }, { executeRun }, { formatSummary }] = await Promise.all([
+        import('cli-progress'),
+        import('../../rollout/run.js'),
+        import('../../rollout/summary.js'),
+      ]);
       const controller = abortOnSignals();
       const tty = process.stderr.isTTY && !opts.json;
       const bar = tty ? new SingleBar({ format: ' {bar} {value}/{total} rollouts · mean reward {mean} · errors {errors} · {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
