@@ -2,11 +2,6 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { HARNESS_NAMES, resolveRunConfig } from '../../config/run.js';
 import { loadTask } from '../../config/task.js';
-import { executeRun } from '../../rollout/run.js';
-import { formatSummary } from '../../rollout/summary.js';
-import { DockerBackend } from '../../sandbox/docker/backend.js';
-import { openRunFolder } from '../../ui/run-folder.js';
-import { startInspector } from '../../ui/server.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt, toPort } from '../to-int.js';
 
@@ -22,6 +17,14 @@ export function debugCommand(): Command {
     .option('--host <addr>', 'inspector address', '127.0.0.1')
     .option('--keep <sec>', 'how long the container may stay up after the rollout at most', toInt, 3600)
     .action(async (taskDir: string, opts: { harness: string; model: string; output: string; port?: number; host: string; keep: number }) => {
+      // loaded on use: `--help` needs none of it
+      const [{ executeRun }, { formatSummary }, { DockerBackend }, { openRunFolder }, { startInspector }] = await Promise.all([
+        import('../../rollout/run.js'),
+        import('../../rollout/summary.js'),
+        import('../../sandbox/docker/backend.js'),
+        import('../../ui/run-folder.js'),
+        import('../../ui/server.js'),
+      ]);
       const task = loadTask(taskDir);
       const output = path.resolve(opts.output);
       const loaded = resolveRunConfig(

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { forkRollout } from '../../rollout/fork.js';
 import { locateRollout } from '../../ui/locate-rollout.js';
 import { UserError } from '../../util/errors.js';
 import { abortOnSignals } from '../interrupt.js';
@@ -23,6 +22,7 @@ export function forkCommand(): Command {
     .option('--model <spec|url>', 'the same as --upstream (older name)')
     .option('-d, --dir <run-dir>', "the run's output folder (default: ., ./runs or ./runs/*, whichever holds the rollout)")
     .action(async (rolloutId: string, opts: { at: number; answer: string; upstream?: string; modelName?: string; model?: string; dir?: string }) => {
+      const { forkRollout } = await import('../../rollout/fork.js'); // loaded on use: `--help` needs none of it
       if (!existsSync(opts.answer)) throw new UserError(`answer file ${opts.answer} does not exist`);
       if (opts.upstream && opts.model && opts.upstream !== opts.model) throw new UserError(`--upstream ${opts.upstream} and --model ${opts.model} disagree`, 'give one of them (--model is the older name of --upstream)');
       const dir = await locateRollout(rolloutId, opts.dir);

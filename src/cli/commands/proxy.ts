@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startStandaloneProxy, type StandaloneProxy } from '../../proxy/standalone.js';
+import type { StandaloneProxy } from '../../proxy/standalone.js';
 import type { UpstreamKind } from '../../proxy/types.js';
 import { HELPER_THREADS_NICE, lowerHelperThreads } from '../../util/helper-threads.js';
 import { toInt, toPort } from '../to-int.js';
@@ -52,6 +52,7 @@ export function proxyCommand(): Command {
 }
 
 async function serve(options: ProxyCliOptions): Promise<void> {
+  const { startStandaloneProxy } = await import('../../proxy/standalone.js'); // loaded on use: `--help` needs none of it
   const running = await startStandaloneProxy({
     upstreams: options.upstream,
     kind: options.kind,

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { replayRollout } from '../../rollout/replay.js';
 import { locateRollout } from '../../ui/locate-rollout.js';
 import { abortOnSignals } from '../interrupt.js';
 
@@ -11,6 +10,7 @@ export function replayCommand(): Command {
     .option('-d, --dir <run-dir>', "the run's output folder (default: ., ./runs or ./runs/*, whichever holds the rollout)")
     .option('--json', 'print the report as JSON')
     .action(async (rolloutId: string, opts: { dir?: string; json?: boolean }) => {
+      const { replayRollout } = await import('../../rollout/replay.js'); // loaded on use: `--help` needs none of it
       const dir = await locateRollout(rolloutId, opts.dir);
       const controller = abortOnSignals();
       const report = await replayRollout(dir, rolloutId, {

@@ -1,9 +1,6 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { loadRunConfig, resolveRunConfig } from '../../config/run.js';
-import { buildServiceApp } from '../../service/server.js';
-import { RolloutService } from '../../service/rollout-service.js';
-import { samplesForService } from '../../service/samples.js';
 import { toInt, toPort } from '../to-int.js';
 
 export function serveCommand(): Command {
@@ -16,6 +13,12 @@ export function serveCommand(): Command {
     .option('-c, --concurrency <n>', 'rollouts at once', toInt)
     .option('--extra-ca <file>', 'PEM bundle passed into image builds that fetch over https')
     .action(async (opts: { port: number; host: string; config?: string; output: string; concurrency?: number; extraCa?: string }) => {
+      // loaded on use: `--help` needs none of it
+      const [{ buildServiceApp }, { RolloutService }, { samplesForService }] = await Promise.all([
+        import('../../service/server.js'),
+        import('../../service/rollout-service.js'),
+        import('../../service/samples.js'),
+      ]);
       const loaded = opts.config
         ? loadRunConfig(opts.config, { concurrency: opts.concurrency })
         : resolveRunConfig({ tasks: '.', ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) }, path.resolve('serve.yaml'));
