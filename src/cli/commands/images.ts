@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import { loadTasks } from '../../config/task.js';
-import { DockerBackend } from '../../sandbox/docker/backend.js';
 import type { HarnessPruneResult } from '../../sandbox/docker/harness-volume.js';
-import { ImageBuilder } from '../../sandbox/docker/images.js';
-import { pushImage, tagForRegistry } from '../../sandbox/kubernetes/image-push.js';
+import type { ImageBuilder } from '../../sandbox/docker/images.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 
 /** The engine's image builder, with the CLI's CA and logging options. */
 async function imageBuilder(opts: { extraCa?: string; quiet?: boolean }): Promise<ImageBuilder> {
+  // loaded on use: `--help` needs none of it
+  const [{ DockerBackend }, { ImageBuilder }] = await Promise.all([import('../../sandbox/docker/backend.js'), import('../../sandbox/docker/images.js')]);
   const backend = new DockerBackend();
   // made first: it checks the extra CA bundle, a mistake worth naming before any engine trouble
   const builder = new ImageBuilder(backend.docker, {
@@ -91,6 +91,7 @@ export function imagesCommand(): Command {
       const local = [await builder.ensureWorkspace()];
       for (const task of (opts.tasks ?? []).flatMap((dir) => loadTasks(dir))) local.push(await builder.ensureTaskImage(task));
       for (const name of opts.harness ?? []) local.push(await builder.ensureHarnessImage(name));
+      const [{ DockerBackend }, { pushImage, tagForRegistry }] = await Promise.all([import('../../sandbox/docker/backend.js'), import('../../sandbox/kubernetes/image-push.js')]);
       const docker = new DockerBackend().docker;
       for (const ref of [...new Set(local)]) {
         const remote = await tagForRegistry(docker, ref, opts.registry);
