@@ -33,15 +33,30 @@ export function cdpSession(page: Page): Promise<CDPSession> {
 }
 
 /**
- * A screenshot through CDP at CSS-pixel scale (whatever the device pixel ratio), with a deadline and one
- * retry on a fresh CDP session — page.screenshot can hang waiting for fonts.
+ * Pauses before each further attempt. Chromium answers "Unable to capture screenshot" for a moment while a
+ * navigation swaps the page's document (a click that submits a form), so an attempt at once is not enough.
+ */
+export const CAPTURE_RETRY_PAUSES_MS = [0, 100, 250, 500];
+
+/**
+ * A screenshot through CDP at CSS-pixel scale (whatever the device pixel ratio), with a deadline per attempt
+ * and retries on a fresh CDP session (page.screenshot can hang waiting for fonts), within two deadlines in all.
  */
 export async function capture(page: Page, req: CaptureRequest): Promise<Capture> {
-  try {
-    return await withTimeout(captureOnce(page, req), req.deadlineMs);
-  } catch {
-    sessions.delete(page);
-    return await withTimeout(captureOnce(page, req), req.deadlineMs);
+  const until = performance.now() + 2 * req.deadlineMs;
+  let attempts = 0;
+  for (;;) {
+    try {
+      attempts++;
+      return await withTimeout(captureOnce(page, req), Math.max(1, Math.min(req.deadlineMs, until - performance.now())));
+    } catch (err) {
+      sessions.delete(page);
+      const pause = CAPTURE_RETRY_PAUSES_MS[attempts - 1];
+      if (pause === undefined || performance.now() + pause >= until) {
+        throw new Error(`the screenshot failed ${attempts} time${attempts === 1 ? '' : 's'}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 

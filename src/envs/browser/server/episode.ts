@@ -352,7 +352,7 @@ export class Episode {
       try {
         ({ shot, resettle_ms, title } = await this.captureStable(page, () => capture(page, request), pending));
       } catch (err) {
-        error ??= { code: 'screenshot_failed', message: `the screenshot failed twice: ${firstLine(err)}` };
+        error ??= { code: 'screenshot_failed', message: firstLine(err) };
       }
     }
     this.zoom = undefined;
