@@ -1,4 +1,4 @@
-import type { CapturedTokens } from './token-capture.js';
+import type { CapturedTokens } from '../engine-wire/token-capture.js';
 
 /** How one call ended, as far as the record needs to know. */
 export interface CallOutcome {

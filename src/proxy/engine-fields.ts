@@ -1,4 +1,4 @@
-import type { ChatBody } from './chat-wire.js';
+import type { ChatBody } from '../engine-wire/chat-wire.js';
 
 /** Fields vLLM adds for token capture that no OpenAI client expects. */
 const ENGINE_FIELDS = ['prompt_token_ids', 'token_ids', 'prompt_logprobs', 'kv_transfer_params', 'stop_reason'] as const;

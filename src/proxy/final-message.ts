@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ChatBody } from './chat-wire.js';
+import type { ChatBody } from '../engine-wire/chat-wire.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';

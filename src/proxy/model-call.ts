@@ -8,7 +8,7 @@ import { sessionOf } from './auth-hook.js';
 import { callLabel } from './call-label.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
 import type { CallRecorder } from './call-recorder.js';
-import type { ChatRequestBody } from './chat-wire.js';
+import type { ChatRequestBody } from '../engine-wire/chat-wire.js';
 import type { CallSequence } from './call-sequence.js';
 import type { InFlightCalls } from './in-flight.js';
 import { ProxyHttpError, errorTypeForStatus } from './http-error.js';

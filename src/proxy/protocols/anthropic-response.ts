@@ -1,4 +1,4 @@
-import type { ChatBody } from '../chat-wire.js';
+import type { ChatBody } from '../../engine-wire/chat-wire.js';
 import { anthropicMessageId, anthropicToolUseId, ThinkingSignature } from './anthropic-ids.js';
 import { anthropicStop } from './anthropic-stop-reason.js';
 import { toolInput } from './anthropic-tool-input.js';

@@ -1,4 +1,4 @@
-import type { ChatBody, ChatToolCallDelta } from '../chat-wire.js';
+import type { ChatBody, ChatToolCallDelta } from '../../engine-wire/chat-wire.js';
 import { anthropicErrorBody } from './anthropic-errors.js';
 import { anthropicMessageId, anthropicToolUseId, ThinkingSignature } from './anthropic-ids.js';
 import { AnthropicMessageAssembler } from './anthropic-message-assembler.js';

@@ -1,4 +1,4 @@
-import type { ChatRequestBody } from '../chat-wire.js';
+import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import { chatMessages, systemText } from './anthropic-messages-to-chat.js';
 import type { AnthropicCountTokensRequest, AnthropicMessagesRequest } from './anthropic-request-schema.js';
 import { chatToolFields } from './anthropic-tools-to-chat.js';

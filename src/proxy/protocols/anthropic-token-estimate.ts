@@ -1,4 +1,4 @@
-import type { ChatRequestBody } from '../chat-wire.js';
+import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 
 /** Roughly four characters of English or code per token, for BPE tokenizers of current models. */
 const CHARS_PER_TOKEN = 4;

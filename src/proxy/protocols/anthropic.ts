@@ -1,4 +1,4 @@
-import type { ChatBody } from '../chat-wire.js';
+import type { ChatBody } from '../../engine-wire/chat-wire.js';
 import { prepareCountTokens } from './anthropic-count-tokens.js';
 import { anthropicErrorBody } from './anthropic-errors.js';
 import { parseMessagesRequest } from './anthropic-request-schema.js';

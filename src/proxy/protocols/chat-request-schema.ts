@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProxyHttpError } from '../http-error.js';
-import type { ChatRequestBody } from '../chat-wire.js';
+import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 
 const optionalInt = z.number().int().nonnegative().nullish();
 

@@ -1,4 +1,4 @@
-import type { ChatBody } from '../chat-wire.js';
+import type { ChatBody } from '../../engine-wire/chat-wire.js';
 import { stripEngineFields } from '../engine-fields.js';
 import { openAIErrorBody } from '../http-error.js';
 import { parseChatRequest } from './chat-request-schema.js';

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../chat-wire.js';
+import type { ChatUsage } from '../../engine-wire/chat-wire.js';
 import { responsesId, type OutputItem } from './responses-output-items.js';
 import type { ResponsesRequest } from './responses-request-schema.js';
 

@@ -1,4 +1,4 @@
-import type { ChatBody, ChatToolCallDelta, ChatUsage } from '../chat-wire.js';
+import type { ChatBody, ChatToolCallDelta, ChatUsage } from '../../engine-wire/chat-wire.js';
 import {
   messageItem,
   outputText,

@@ -1,4 +1,4 @@
-import type { ChatBody } from '../chat-wire.js';
+import type { ChatBody } from '../../engine-wire/chat-wire.js';
 import { messageItem, reasoningItem, responsesId, toolCallItem, type OutputItem } from './responses-output-items.js';
 import { finishOutcome, responseObject, responsesUsage, type ResponseHeader } from './responses-response-object.js';
 import type { ResponsesToolNames } from './responses-tool-names.js';

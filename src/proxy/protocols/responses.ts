@@ -1,4 +1,4 @@
-import type { ChatBody, ChatRequestBody } from '../chat-wire.js';
+import type { ChatBody, ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import { chatMessages } from './responses-input.js';
 import { parseResponsesRequest } from './responses-request-schema.js';
 import { responseHeader } from './responses-response-object.js';

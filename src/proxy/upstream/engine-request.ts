@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { ChatRequestBody } from '../chat-wire.js';
+import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import type { ForcedSampling, UpstreamKind } from '../types.js';
 import { topLevelMembers, withTopLevelFields } from './json-members.js';
 

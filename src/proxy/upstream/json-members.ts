@@ -3,7 +3,7 @@
  * rewrite a few top-level fields of a request while passing every other byte through as it came.
  */
 
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, isSpace, skipSpace } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, isSpace, skipSpace } from '../../engine-wire/json-bytes.js';
 
 /** One `"key": value` of the outermost object: `start` is its key's opening quote, `end` one past its value. */
 export interface JsonMember {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import type { ChatBody } from '../../../src/proxy/chat-wire.js';
+import type { ChatBody } from '../../../src/engine-wire/chat-wire.js';
 import { ThinkingSignature } from '../../../src/proxy/protocols/anthropic-ids.js';
 import { anthropicResponse } from '../../../src/proxy/protocols/anthropic-response.js';
 import { AnthropicStreamTranslator } from '../../../src/proxy/protocols/anthropic-stream.js';

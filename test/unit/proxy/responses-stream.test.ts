@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatBody, ChatDelta } from '../../../src/proxy/chat-wire.js';
+import type { ChatBody, ChatDelta } from '../../../src/engine-wire/chat-wire.js';
 import { responsesProtocol } from '../../../src/proxy/protocols/responses.js';
 import type { SseEvent, StreamTranslator } from '../../../src/proxy/protocols/types.js';
 

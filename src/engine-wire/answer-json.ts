@@ -5,7 +5,7 @@
  * array took more CPU than everything else the proxy does for a call, and made the largest garbage.
  */
 
-import type { ChatBody } from '../chat-wire.js';
+import type { ChatBody } from './chat-wire.js';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, skipSpace } from './json-bytes.js';
 
 const KEY = Buffer.from('"prompt_token_ids"');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAnswer } from '../../../src/proxy/upstream/prompt-ids-json.js';
+import { parseAnswer } from '../../../src/engine-wire/answer-json.js';
 import { seededRandom } from '../../../src/util/seeded-random.js';
 
 /** A vLLM-shaped whole answer: prompt_token_ids at the top level, between other members. */
