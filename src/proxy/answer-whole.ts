@@ -4,7 +4,7 @@ import type { ChatBody } from '../engine-wire/chat-wire.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
 import { errorTypeForStatus } from './http-error.js';
 import type { AnswerTranslator, Protocol } from './protocols/types.js';
-import { writeJson } from './raw-reply.js';
+import { writeBytes, writeJson } from './raw-reply.js';
 import { TokenCapture } from '../engine-wire/token-capture.js';
 import { readBytes } from './upstream/http-client.js';
 import { parseAnswer } from '../engine-wire/answer-json.js';
@@ -24,7 +24,13 @@ export async function answerWhole(
 ): Promise<CallOutcome> {
   let body: ChatBody;
   try {
-    body = parseAnswer(await readBytes(upstream.response, MAX_RESPONSE_BYTES));
+    const bytes = await readBytes(upstream.response, MAX_RESPONSE_BYTES);
+    const cut = call.answerFromBytes?.(bytes);
+    if (cut) {
+      writeBytes(res, 200, cut);
+      return { status: 200, response: null, responseBytes: cut, answerBytes: bytes, error: null, ttfbMs: elapsedMs(), tokens: null, upstream: upstream.url };
+    }
+    body = parseAnswer(bytes);
   } catch (err) {
     if (signal.aborted) {
       return { status: CLIENT_CLOSED_REQUEST, response: null, error: 'client disconnected', ttfbMs: null, tokens: null, upstream: upstream.url };

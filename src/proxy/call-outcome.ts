@@ -11,8 +11,15 @@ export interface CallOutcome {
   error: string | null;
   /** Milliseconds from arrival to the first byte of the answer body. */
   ttfbMs: number | null;
-  /** Null when the upstream never answered 2xx. */
+  /** Null when the upstream never answered 2xx, or when its tokens are still in `answerBytes`. */
   tokens: CapturedTokens | null;
+  /**
+   * The upstream's whole answer, when the harness's answer was cut from its bytes and its tokens were
+   * not read yet: the record reads them from here (the store's writing thread does, off this one).
+   */
+  answerBytes?: Buffer;
+  /** What the harness was sent, as those bytes, when it was cut from `answerBytes` (`response` is then null). */
+  responseBytes?: Buffer;
   /** The upstream base URL that served (or last failed) the call. */
   upstream: string;
 }

@@ -8,12 +8,21 @@ export function writeJson(
   headers: Record<string, string> = {},
 ): string {
   const text = JSON.stringify(body);
-  if (res.writableEnded || res.destroyed) return text;
+  writeBody(res, status, text, Buffer.byteLength(text), headers);
+  return text;
+}
+
+/** Writes a whole answer that is JSON already, as bytes, on a hijacked response (not if the client is gone). */
+export function writeBytes(res: ServerResponse, status: number, json: Buffer): void {
+  writeBody(res, status, json, json.length, {});
+}
+
+function writeBody(res: ServerResponse, status: number, body: string | Buffer, length: number, headers: Record<string, string>): void {
+  if (res.writableEnded || res.destroyed) return;
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
+    'content-length': length,
   });
-  res.end(text);
-  return text;
+  res.end(body);
 }

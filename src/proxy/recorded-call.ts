@@ -1,4 +1,6 @@
 import type { ProtocolName, ProxySession, RecordedCall, TokenIds } from '../store/types.js';
+import { answerTokens, type UnreadableAnswer } from '../engine-wire/answer-tokens.js';
+import type { CapturedTokens } from '../engine-wire/token-capture.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
 
@@ -21,9 +23,8 @@ export interface FinishedCall {
 /** The store's record of one call. Built from bodies and outcomes only, so no header (and no key) can reach it. */
 export function recordedCall(finished: FinishedCall): RecordedCall {
   const { session, call, outcome } = finished;
-  const tokens = outcome.tokens;
   const requestBytes = Buffer.isBuffer(finished.request) ? finished.request : undefined;
-  const record = new ProxiedCall(requestBytes, requestBytes === undefined ? finished.request : undefined);
+  const record = new ProxiedCall(requestBytes, requestBytes === undefined ? finished.request : undefined, outcome);
   const invalid = call === undefined ? record.request : undefined;
   const body = typeof invalid === 'object' && invalid !== null ? (invalid as Record<string, unknown>) : {};
   record.rolloutId = session.rolloutId;
@@ -32,28 +33,21 @@ export function recordedCall(finished: FinishedCall): RecordedCall {
   record.protocol = finished.protocol;
   record.model = call?.model ?? (typeof body.model === 'string' ? body.model : '');
   record.stream = call?.stream ?? body.stream === true;
-  record.response = outcome.response;
-  record.responseJson = outcome.responseJson;
   record.status = outcome.status;
-  record.error = outcome.error;
-  record.promptTokenIds = tokens?.promptTokenIds ?? null;
-  record.completionTokenIds = tokens?.completionTokenIds ?? null;
-  record.logprobs = tokens?.logprobs ?? null;
-  record.finishReason = tokens?.finishReason ?? null;
   record.upstream = outcome.upstream;
   record.startedAt = finished.startedAt;
   record.ttfbMs = outcome.ttfbMs;
   record.durationMs = finished.durationMs;
-  record.missingTokenIds = tokens?.missingTokenIds ?? false;
   return record;
 }
 
 /**
- * A record whose `request` is parsed from `requestJson`, and `requestJson` decoded from the bytes,
- * only when a reader asks (the store keeps the text; a call-writing thread takes the bytes): parsing
- * it again would cost a large request milliseconds. A class, so the getter is on the
- * prototype: an object literal with a getter of its own outlived its call (V8 kept it, and all it
- * points to, until a full GC), which doubled what the young-generation GC promoted.
+ * A record whose texts and tokens are read from the bytes the proxy has only when a reader asks:
+ * the request from its bytes (parsing it again would cost a large request milliseconds), and for an
+ * answer cut from the upstream's bytes, the response text and the tokens (the store's writing thread
+ * takes the bytes and reads them there). A class, so the getters are on the prototype: an object
+ * literal with a getter of its own outlived its call (V8 kept it, and all it points to, until a full
+ * GC), which doubled what the young-generation GC promoted.
  */
 class ProxiedCall implements RecordedCall {
   rolloutId = '';
@@ -62,26 +56,33 @@ class ProxiedCall implements RecordedCall {
   protocol: ProtocolName = 'chat';
   model = '';
   stream = false;
-  response: unknown = null;
-  responseJson: string | undefined = undefined;
   status = 0;
-  error: string | null = null;
-  promptTokenIds: TokenIds | null = null;
-  completionTokenIds: number[] | null = null;
-  logprobs: number[] | null = null;
-  finishReason: string | null = null;
   upstream = '';
   startedAt = 0;
   ttfbMs: number | null = null;
   durationMs = 0;
-  missingTokenIds = false;
 
+  readonly responseBytes: Buffer | undefined;
   private requestText: string | undefined = undefined;
+  private responseValue: unknown;
+  private responseText: string | undefined;
+  private readonly outcomeError: string | null;
+  private tokens: CapturedTokens | UnreadableAnswer | null;
+  /** The upstream's answer until its tokens are read. */
+  private unreadAnswer: Buffer | undefined;
 
   constructor(
     readonly requestBytes: Buffer | undefined,
     private parsedRequest: unknown,
-  ) {}
+    outcome: CallOutcome,
+  ) {
+    this.responseValue = outcome.response;
+    this.responseText = outcome.responseJson;
+    this.responseBytes = outcome.responseBytes;
+    this.outcomeError = outcome.error;
+    this.tokens = outcome.tokens;
+    this.unreadAnswer = outcome.answerBytes;
+  }
 
   get requestJson(): string | undefined {
     if (this.requestText === undefined && this.requestBytes !== undefined) this.requestText = this.requestBytes.toString('utf8');
@@ -91,5 +92,54 @@ class ProxiedCall implements RecordedCall {
   get request(): unknown {
     if (this.parsedRequest === undefined && this.requestJson !== undefined) this.parsedRequest = JSON.parse(this.requestJson);
     return this.parsedRequest;
+  }
+
+  get responseJson(): string | undefined {
+    if (this.responseText === undefined && this.responseBytes !== undefined) this.responseText = this.responseBytes.toString('utf8');
+    return this.responseText;
+  }
+
+  get response(): unknown {
+    if (this.responseValue === null && this.responseBytes !== undefined) this.responseValue = JSON.parse(this.responseJson as string);
+    return this.responseValue;
+  }
+
+  /** Undefined once the tokens have been read from it (then the fields hold them). */
+  get answerBytes(): Buffer | undefined {
+    return this.unreadAnswer;
+  }
+
+  private captured(): CapturedTokens | UnreadableAnswer | null {
+    if (this.unreadAnswer !== undefined) {
+      this.tokens = answerTokens(this.unreadAnswer);
+      this.unreadAnswer = undefined;
+    }
+    return this.tokens;
+  }
+
+  get error(): string | null {
+    if (this.outcomeError !== null) return this.outcomeError;
+    const tokens = this.captured();
+    return tokens && 'problem' in tokens ? tokens.problem : null;
+  }
+
+  get promptTokenIds(): TokenIds | null {
+    return this.captured()?.promptTokenIds ?? null;
+  }
+
+  get completionTokenIds(): number[] | null {
+    return this.captured()?.completionTokenIds ?? null;
+  }
+
+  get logprobs(): number[] | null {
+    return this.captured()?.logprobs ?? null;
+  }
+
+  get finishReason(): string | null {
+    return this.captured()?.finishReason ?? null;
+  }
+
+  get missingTokenIds(): boolean {
+    return this.captured()?.missingTokenIds ?? false;
   }
 }

@@ -1,4 +1,5 @@
 /** What crosses between a store and its call-writing thread (`call-writer-thread.ts`). */
+import { answerTokens } from '../engine-wire/answer-tokens.js';
 import type { RecordedCall } from './types.js';
 
 /**
@@ -6,14 +7,17 @@ import type { RecordedCall } from './types.js';
  * (moved, not copied: decoding them to text is the thread's work). A RecordedCall may be a class
  * whose texts are getters, which a structured clone would drop, so the fields are named here.
  */
-export interface PostedCall extends Omit<RecordedCall, 'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson'> {
+export interface PostedCall extends Omit<RecordedCall, 'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson' | 'responseBytes' | 'answerBytes'> {
   id: number;
   requestBytes: Uint8Array | undefined;
   /** The request's text or, without one, the body itself, when there are no bytes. */
   requestJson: string | undefined;
   request: unknown;
+  responseBytes: Uint8Array | undefined;
   responseJson: string | undefined;
   response: unknown;
+  /** When set, the token fields are read from it here (they are posted empty). */
+  answerBytes: Uint8Array | undefined;
 }
 
 export interface CallWriterInit {
@@ -30,13 +34,11 @@ export interface FromCallWriter {
 
 /** The call as posted, and the buffers to move with it. */
 export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[]): PostedCall {
-  let requestBytes: Uint8Array | undefined;
-  if (c.requestBytes) {
-    // a copy of its own to move (a Buffer's `slice` is a view: moving its backing store would detach
-    // whatever else shares it, Node's pool of small buffers among them)
-    requestBytes = new Uint8Array(c.requestBytes);
-    transfer.push(requestBytes.buffer as ArrayBuffer);
-  }
+  const requestBytes = movable(c.requestBytes, transfer);
+  const responseBytes = movable(c.responseBytes, transfer);
+  // read before the token fields: reading those first would read the tokens from it on this thread
+  const answerBytes = movable(c.answerBytes, transfer);
+  const unread = answerBytes !== undefined;
   return {
     id,
     rolloutId: c.rolloutId,
@@ -48,27 +50,57 @@ export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[])
     requestBytes,
     requestJson: requestBytes ? undefined : c.requestJson,
     request: requestBytes || c.requestJson !== undefined ? undefined : c.request,
-    responseJson: c.responseJson,
-    response: c.responseJson === undefined ? c.response : undefined,
+    responseBytes,
+    responseJson: responseBytes ? undefined : c.responseJson,
+    response: responseBytes || c.responseJson !== undefined ? undefined : c.response,
+    answerBytes,
     status: c.status,
-    error: c.error,
-    promptTokenIds: c.promptTokenIds,
-    completionTokenIds: c.completionTokenIds,
-    logprobs: c.logprobs,
-    finishReason: c.finishReason,
+    error: unread ? null : c.error,
+    promptTokenIds: unread ? null : c.promptTokenIds,
+    completionTokenIds: unread ? null : c.completionTokenIds,
+    logprobs: unread ? null : c.logprobs,
+    finishReason: unread ? null : c.finishReason,
     upstream: c.upstream,
     startedAt: c.startedAt,
     ttfbMs: c.ttfbMs,
     durationMs: c.durationMs,
-    missingTokenIds: c.missingTokenIds,
+    missingTokenIds: unread ? false : c.missingTokenIds,
   };
 }
 
-/** The call back as a RecordedCall, on the writing thread. */
+/**
+ * A copy of its own to move (a Buffer's `slice` is a view: moving its backing store would detach
+ * whatever else shares it, Node's pool of small buffers among them).
+ */
+function movable(bytes: Uint8Array | undefined, transfer: ArrayBuffer[]): Uint8Array | undefined {
+  if (bytes === undefined) return undefined;
+  const copy = new Uint8Array(bytes);
+  transfer.push(copy.buffer as ArrayBuffer);
+  return copy;
+}
+
+/** The call back as a RecordedCall, on the writing thread: texts decoded, and the tokens read from the answer when they came unread. */
 export function receivedCall(posted: PostedCall): RecordedCall {
-  const { id: _id, requestBytes, ...call } = posted;
-  // Buffer's decoder, not TextDecoder: it makes a one-byte string of ASCII text, which SQLite's binding and the
-  // request-delta cache copy faster than the two-byte strings TextDecoder returns
-  const requestJson = requestBytes ? Buffer.from(requestBytes.buffer, requestBytes.byteOffset, requestBytes.byteLength).toString('utf8') : posted.requestJson;
-  return { ...call, requestJson };
+  const { id: _id, requestBytes, responseBytes, answerBytes, ...call } = posted;
+  const requestJson = requestBytes ? text(requestBytes) : posted.requestJson;
+  const responseJson = responseBytes ? text(responseBytes) : posted.responseJson;
+  const received: RecordedCall = { ...call, requestJson, responseJson };
+  if (answerBytes) {
+    const tokens = answerTokens(Buffer.from(answerBytes.buffer, answerBytes.byteOffset, answerBytes.byteLength));
+    received.promptTokenIds = tokens.promptTokenIds;
+    received.completionTokenIds = tokens.completionTokenIds;
+    received.logprobs = tokens.logprobs;
+    received.finishReason = tokens.finishReason;
+    received.missingTokenIds = tokens.missingTokenIds;
+    if ('problem' in tokens) received.error ??= tokens.problem;
+  }
+  return received;
+}
+
+/**
+ * Buffer's decoder, not TextDecoder: it makes a one-byte string of ASCII text, which SQLite's binding
+ * and the request-delta cache copy faster than the two-byte strings TextDecoder returns.
+ */
+function text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }

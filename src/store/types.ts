@@ -28,6 +28,15 @@ export interface RecordedCall {
   response: unknown;
   /** `response` as the JSON text the harness was sent, when there was one: stored as is. */
   responseJson?: string;
+  /** The UTF-8 bytes of `responseJson`, when the proxy has them: what crosses to the call-writing thread. */
+  responseBytes?: Uint8Array;
+  /**
+   * The upstream's whole `chat.completion`, when the token fields below are still to be read from it:
+   * the call-writing thread reads them there (`answerTokens`), so the serving thread never parses the
+   * answer. Only on a call that succeeded (`error` null until an answer that is not JSON sets it).
+   * The fields read the same either way (on this thread they are read on first use).
+   */
+  answerBytes?: Uint8Array;
   /** HTTP status returned to the harness. */
   status: number;
   error: string | null;

@@ -1,5 +1,5 @@
 import type { ChatBody } from '../../engine-wire/chat-wire.js';
-import { stripEngineFields } from '../engine-fields.js';
+import { stripEngineFields, withoutEngineFields } from '../engine-fields.js';
 import { openAIErrorBody } from '../http-error.js';
 import { parseChatRequest } from './chat-request-schema.js';
 import { ChatStreamTranslator } from './chat-stream.js';
@@ -23,6 +23,7 @@ export const chatProtocol: Protocol = {
       upstreamRequest: { ...request },
       upstreamRequestIsBody: true,
       translateResponse: (upstream: ChatBody) => stripEngineFields(upstream, { logprobs: wants.logprobs }),
+      answerFromBytes: (upstream: Buffer) => withoutEngineFields(upstream, { logprobs: wants.logprobs }),
       streamTranslator: () => new ChatStreamTranslator(wants),
     };
   },

@@ -41,12 +41,18 @@ export interface PreparedCall {
   upstreamRequestIsBody?: boolean;
   /** A whole upstream `chat.completion` → the body the harness receives (also what is recorded). */
   translateResponse(upstream: ChatBody): unknown;
+  /**
+   * What `translateResponse` would give, as JSON bytes cut from the upstream's answer without
+   * parsing it, or undefined when the bytes do not read as expected (then the answer is parsed and
+   * translated). Only a protocol whose answer is the upstream's minus some fields has it (Chat Completions).
+   */
+  answerFromBytes?(upstream: Buffer): Buffer | undefined;
   /** A translator for one streamed answer. */
   streamTranslator(): StreamTranslator;
 }
 
 /** What answering a call needs from it once the upstream answers: the request itself is not needed by then. */
-export type AnswerTranslator = Pick<PreparedCall, 'stream' | 'translateResponse' | 'streamTranslator'>;
+export type AnswerTranslator = Pick<PreparedCall, 'stream' | 'translateResponse' | 'answerFromBytes' | 'streamTranslator'>;
 
 /**
  * A validated request that needs no generation (Anthropic count_tokens): the proxy answers 200 with

@@ -1,11 +1,17 @@
 /**
- * Byte spans of a JSON object's top-level members, found without parsing its values: enough to
- * rewrite a few top-level fields of a request while passing every other byte through as it came.
+ * Byte spans of a JSON object's members (and an array's items), found without parsing their values:
+ * enough to rewrite a few fields of a request, or drop a few from an answer, while passing every
+ * other byte through as it came.
  */
 
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, isSpace, skipSpace } from '../../engine-wire/json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, isSpace, skipSpace } from '../../engine-wire/json-bytes.js';
 
-/** One `"key": value` of the outermost object: `start` is its key's opening quote, `end` one past its value. */
+const DOT = 0x2e;
+const PLUS = 0x2b;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+
+/** One `"key": value` of an object: `start` is its key's opening quote, `end` one past its value. */
 export interface JsonMember {
   key: string;
   start: number;
@@ -17,25 +23,52 @@ export interface JsonMember {
  * scan trusts nothing: on anything it does not expect it gives up (undefined) rather than guess.
  */
 export function topLevelMembers(bytes: Buffer): JsonMember[] | undefined {
-  let i = skipSpace(bytes, 0);
-  if (bytes[i] !== OPEN_BRACE) return undefined;
-  i = skipSpace(bytes, i + 1);
   const members: JsonMember[] = [];
-  if (bytes[i] === CLOSE_BRACE) return skipSpace(bytes, i + 1) === bytes.length ? members : undefined;
+  const end = walkObject(bytes, skipSpace(bytes, 0), (key, start, valueStart) => {
+    const end = valueEnd(bytes, valueStart);
+    members.push({ key, start, end });
+    return end;
+  });
+  return end >= 0 && skipSpace(bytes, end) === bytes.length ? members : undefined;
+}
+
+/**
+ * Walks the members of the object opening at `open`: `member` gets each key, its opening quote and
+ * where its value starts, and returns one past the value (negative: give up). Returns one past the
+ * closing brace, or -1 when the bytes there are not one object.
+ */
+export function walkObject(bytes: Buffer, open: number, member: (key: string, start: number, valueStart: number) => number): number {
+  if (bytes[open] !== OPEN_BRACE) return -1;
+  let i = skipSpace(bytes, open + 1);
+  if (bytes[i] === CLOSE_BRACE) return i + 1;
   for (;;) {
-    if (bytes[i] !== QUOTE) return undefined;
+    if (bytes[i] !== QUOTE) return -1;
     const start = i;
     const keyEnd = stringEnd(bytes, i);
-    if (keyEnd < 0) return undefined;
+    if (keyEnd < 0) return -1;
     i = skipSpace(bytes, keyEnd);
-    if (bytes[i] !== COLON) return undefined;
-    i = skipSpace(bytes, i + 1);
-    const end = valueEnd(bytes, i);
-    if (end <= i) return undefined;
-    members.push({ key: keyText(bytes, start, keyEnd), start, end });
+    if (bytes[i] !== COLON) return -1;
+    const valueStart = skipSpace(bytes, i + 1);
+    const end = member(keyText(bytes, start, keyEnd), start, valueStart);
+    if (end <= valueStart) return -1;
     i = skipSpace(bytes, end);
-    if (bytes[i] === CLOSE_BRACE) return skipSpace(bytes, i + 1) === bytes.length ? members : undefined;
-    if (bytes[i] !== COMMA) return undefined;
+    if (bytes[i] === CLOSE_BRACE) return i + 1;
+    if (bytes[i] !== COMMA) return -1;
+    i = skipSpace(bytes, i + 1);
+  }
+}
+
+/** Like `walkObject`, for the items of the array opening at `open`: `item` returns one past the item it starts. */
+export function walkArray(bytes: Buffer, open: number, item: (start: number) => number): number {
+  if (bytes[open] !== OPEN_BRACKET) return -1;
+  let i = skipSpace(bytes, open + 1);
+  if (bytes[i] === CLOSE_BRACKET) return i + 1;
+  for (;;) {
+    const end = item(i);
+    if (end <= i) return -1;
+    i = skipSpace(bytes, end);
+    if (bytes[i] === CLOSE_BRACKET) return i + 1;
+    if (bytes[i] !== COMMA) return -1;
     i = skipSpace(bytes, i + 1);
   }
 }
@@ -52,10 +85,18 @@ function stringEnd(bytes: Uint8Array, i: number): number {
   }
 }
 
-/** One past the value starting at `i`; -1 if it is cut off. */
-function valueEnd(bytes: Uint8Array, i: number): number {
+/** One past the JSON value starting at `i`; -1 if it is cut off or not a value. */
+export function valueEnd(bytes: Uint8Array, i: number): number {
   const first = bytes[i];
   if (first === QUOTE) return stringEnd(bytes, i);
+  if (first === OPEN_BRACKET) {
+    // a flat list (token ids, numbers) ends at its first `]` when nothing before it opens a string or a container
+    const close = bytes.indexOf(CLOSE_BRACKET, i);
+    if (close > i) {
+      const inside = bytes.subarray(i + 1, close);
+      if (inside.indexOf(QUOTE) < 0 && inside.indexOf(OPEN_BRACKET) < 0 && inside.indexOf(OPEN_BRACE) < 0) return close + 1;
+    }
+  }
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
     let depth = 0;
     for (let j = i; j < bytes.length; ) {
@@ -78,7 +119,23 @@ function valueEnd(bytes: Uint8Array, i: number): number {
     if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
     j++;
   }
-  return j;
+  return isLiteral(bytes, i, j) ? j : -1;
+}
+
+const LITERALS = ['true', 'false', 'null'].map((word) => Buffer.from(word));
+
+/** A number's characters, or one of JSON's three words (a number's exact grammar is left to whoever parses it). */
+function isLiteral(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end <= start) return false;
+  const first = bytes[start] as number;
+  if (first === MINUS || (first >= ZERO && first <= NINE)) {
+    for (let k = start + 1; k < end; k++) {
+      const c = bytes[k] as number;
+      if (!((c >= ZERO && c <= NINE) || c === DOT || c === LOWER_E || c === UPPER_E || c === PLUS || c === MINUS)) return false;
+    }
+    return true;
+  }
+  return LITERALS.some((word) => word.length === end - start && word.every((c, k) => bytes[start + k] === c));
 }
 
 function keyText(bytes: Buffer, start: number, end: number): string {

@@ -19,7 +19,9 @@ export type Scenario =
   /** Streams `chunks` content chunks, then a vLLM-style `{error}` event. */
   | { kind: 'error-event'; chunks: number }
   /** Streams one chunk and never finishes. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answers 200 with these bytes as its JSON body, whatever they are. */
+  | { kind: 'raw'; body: string };
 
 export interface SeenRequest {
   body: Record<string, unknown>;
@@ -114,6 +116,7 @@ export async function startFakeVllm(): Promise<FakeVllm> {
         code: scenario.status,
       });
     }
+    if (scenario.kind === 'raw') return reply.code(200).type('application/json').send(scenario.body);
     reply.hijack();
     const res = reply.raw;
     res.on('close', () => {

@@ -42,6 +42,38 @@ describe('upstream faults', () => {
     expect(call?.requestJson).toBe(JSON.stringify(body));
   });
 
+  it('answers 502 for an upstream answer that is not JSON or is cut off, records why, and keeps serving', async () => {
+    fx = await startFixture();
+    const whole = '{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"token_ids":[5],"finish_reason":"stop"}],"prompt_token_ids":[1,2]}';
+    fx.fake.script.push({ kind: 'raw', body: '<html>bad gateway</html>' }, { kind: 'raw', body: whole.slice(0, 90) }, { kind: 'raw', body: whole });
+    const session = fx.session();
+    const post = () => fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'policy', messages: USER_MESSAGES }) });
+    for (const _ of [1, 2]) {
+      const res = await post();
+      expect(res.status).toBe(502);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/upstream answer unreadable/);
+    }
+    const res = await post();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    const calls = await fx.sink.waitFor(3);
+    expect(calls.map((c) => [c.status, c.error === null, c.missingTokenIds])).toEqual([[502, false, false], [502, false, false], [200, true, false]]);
+    expect([Array.from(calls[2]?.promptTokenIds ?? []), calls[2]?.completionTokenIds, calls[2]?.finishReason]).toEqual([[1, 2], [5], 'stop']);
+  });
+
+  it("passes on an answer whose structure reads but whose text does not parse, and the record says why it has no tokens", async () => {
+    fx = await startFixture();
+    // a number JSON does not allow, deep inside: the proxy cuts answers without reading every value
+    fx.fake.script.push({ kind: 'raw', body: '{"id":"c1","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"total_tokens":1e},"prompt_token_ids":[1]}' });
+    const session = fx.session();
+    const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'policy', messages: USER_MESSAGES }) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('{"id":"c1","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"total_tokens":1e}}');
+    const [call] = await fx.sink.waitFor(1);
+    expect([call?.status, call?.missingTokenIds, call?.promptTokenIds, call?.completionTokenIds]).toEqual([200, true, null, null]);
+    expect(call?.error).toMatch(/the upstream's answer is not a JSON object/);
+  });
+
   it('gives up after 3 attempts and passes the status on, recorded with the error', async () => {
     fx = await startFixture();
     fx.fake.script.push(...[1, 2, 3].map(() => ({ kind: 'status' as const, status: 503, message: 'engine overloaded' })));

@@ -77,7 +77,13 @@ describe('standalone proxy (openforge proxy)', () => {
       [1, 'policy', 200, false],
       [2, 'helper', 200, false],
     ]);
-    expect(calls[0]?.promptTokenIds?.length).toBeGreaterThan(0);
+    expect(calls[0]?.promptTokenIds?.length).toBe(answer.usage?.prompt_tokens);
+    expect(calls[0]?.completionTokenIds?.length).toBe(answer.usage?.completion_tokens);
+    expect(calls[0]?.logprobs).toHaveLength(calls[0]?.completionTokenIds?.length ?? -1);
+    // what the harness was sent is what was stored, without the engine's fields
+    const stored = calls[0]?.response as Record<string, unknown>;
+    expect(stored).toEqual(JSON.parse(JSON.stringify(answer)));
+    expect(JSON.stringify(stored)).not.toMatch(/token_ids|kv_transfer_params/);
   });
 
   it('refuses unknown tokens unless open, and in open mode uses the token as the rollout id', async () => {

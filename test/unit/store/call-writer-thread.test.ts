@@ -81,6 +81,31 @@ describe('the call-writing thread', () => {
     }
   });
 
+  it("reads the tokens of an answer posted unread on its own thread, and stores the harness's answer as sent", async () => {
+    const store = await Store.open(tempDb(), { callWriterThread: true });
+    const answer = (ids: string) =>
+      Buffer.from(`{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"token_ids":[7,8],"logprobs":{"content":[{"token":"h","logprob":-0.25},{"token":"i","logprob":-0.5}]},"finish_reason":"stop"}],"prompt_token_ids":${ids}}`);
+    const responseJson = '{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"logprobs":null,"finish_reason":"stop"}]}';
+    // what the proxy posts: the token fields are read from `answerBytes` by whoever reads them first, never here
+    const unread = (seq: number, bytes: Buffer): RecordedCall => {
+      const call = { ...turn('r', seq), responseJson: undefined, response: null, responseBytes: Buffer.from(responseJson), answerBytes: bytes };
+      for (const field of ['promptTokenIds', 'completionTokenIds', 'logprobs', 'finishReason', 'missingTokenIds', 'error'] as const) {
+        Object.defineProperty(call, field, { get: () => { throw new Error(`${field} was read on the serving thread`); } });
+      }
+      return call as RecordedCall;
+    };
+    await store.recordCall(unread(1, answer('[1,2,3]')));
+    await store.recordCall(unread(2, answer('[1,2,3,7,8,4]')));
+    await store.recordCall(unread(3, Buffer.from('{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"n":1e}}')));
+    const [first, second, broken] = await store.listCalls('r');
+    expect(first).toMatchObject({ promptTokenIds: [1, 2, 3], completionTokenIds: [7, 8], logprobs: [-0.25, -0.5], finishReason: 'stop', missingTokenIds: false, error: null, status: 200 });
+    expect(second).toMatchObject({ promptTokenIds: [1, 2, 3, 7, 8, 4], completionTokenIds: [7, 8] });
+    expect(await store.callResponseJson('r', 1)).toBe(responseJson);
+    expect(broken).toMatchObject({ promptTokenIds: null, completionTokenIds: null, missingTokenIds: true, status: 200 });
+    expect(broken?.error).toMatch(/the upstream's answer is not a JSON object/);
+    await store.close();
+  });
+
   it('a process that records calls and never closes its store still stores them before it exits', () => {
     const file = tempDb();
     const script = path.join(path.dirname(file), 'record.mjs');

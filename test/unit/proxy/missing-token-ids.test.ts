@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenCapture } from '../../../src/engine-wire/token-capture.js';
-import { startFixture, USER_MESSAGES, type Fixture } from '../proxy/proxy-fixture.js';
+import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 describe('answers without token ids', () => {
   let fx: Fixture;
