@@ -80,7 +80,7 @@ describe('a JSON object rewritten at its top level, the rest passed through as b
   it('gives up on anything that is not one whole JSON object', () => {
     const whole = '{"a":"x\\"y","b":[1,{"c":2}],"d":3}';
     for (let cut = 0; cut < whole.length; cut++) expect(topLevelMembers(Buffer.from(whole.slice(0, cut)))).toBeUndefined();
-    for (const text of ['[1,2]', '"text"', '42', '{"a":1}{"b":2}', '{"a" 1}', '{a:1}', '{"a":1,}', '{"a":}']) {
+    for (const text of ['[1,2]', '"text"', '42', '{"a":1}{"b":2}', '{"a" 1}', '{a:1}', '{"a":1,}', '{"a":}', '{"a":tru}', '{"a":nul}', '{"a":1x}', '{"a":x1}', '{"a":[1,2}', '{"a":[1,2,]']) {
       expect(topLevelMembers(Buffer.from(text)), text).toBeUndefined();
     }
   });
