@@ -34,7 +34,9 @@ export interface RecordedCall {
    * The upstream's whole `chat.completion`, when the token fields below are still to be read from it:
    * the call-writing thread reads them there (`answerTokens`), so the serving thread never parses the
    * answer. Only on a call that succeeded (`error` null until an answer that is not JSON sets it).
-   * The fields read the same either way (on this thread they are read on first use).
+   * The fields read the same either way (on this thread they are read on first use). Handed over
+   * with the record: a store that writes on a thread moves it there, and when it fills an ArrayBuffer
+   * of its own, that buffer is detached here (nothing may read it after `recordCall`).
    */
   answerBytes?: Uint8Array;
   /** HTTP status returned to the harness. */

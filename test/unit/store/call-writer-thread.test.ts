@@ -94,8 +94,16 @@ describe('the call-writing thread', () => {
       }
       return call as RecordedCall;
     };
-    await store.recordCall(unread(1, answer('[1,2,3]')));
-    await store.recordCall(unread(2, answer('[1,2,3,7,8,4]')));
+    // a view into a larger buffer is copied, and left as it was
+    const shared = Buffer.concat([answer('[1,2,3]'), Buffer.from('next')]);
+    const view = shared.subarray(0, shared.length - 4);
+    await store.recordCall(unread(1, view));
+    expect(view.toString()).toBe(answer('[1,2,3]').toString());
+    // an answer that fills an ArrayBuffer of its own is handed over: moved to the thread as it is
+    const own = Buffer.alloc(answer('[1,2,3,7,8,4]').length);
+    answer('[1,2,3,7,8,4]').copy(own);
+    await store.recordCall(unread(2, own));
+    expect(own.byteLength).toBe(0);
     await store.recordCall(unread(3, Buffer.from('{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"n":1e}}')));
     const [first, second, broken] = await store.listCalls('r');
     expect(first).toMatchObject({ promptTokenIds: [1, 2, 3], completionTokenIds: [7, 8], logprobs: [-0.25, -0.5], finishReason: 'stop', missingTokenIds: false, error: null, status: 200 });
