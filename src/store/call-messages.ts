@@ -82,9 +82,9 @@ function movedCopy(bytes: Uint8Array | undefined, transfer: ArrayBuffer[]): Uint
 
 /**
  * The upstream's answer, which the record hands over (`RecordedCall.answerBytes`): moved as it is
- * when its ArrayBuffer holds it alone, else copied. Copying it was what made the serving thread's
- * full GCs: a fresh 18 KB ArrayBuffer per call, moved away at once, brought a mark-compact every
- * second of the bench (13 in a run against 1 without; docs/perf.md).
+ * when its ArrayBuffer holds it alone, else copied. An ArrayBuffer that dies on the serving thread
+ * counts against its heap's limits until a full GC finds it: the bench's 18 KB answers, left there
+ * for the GC, brought a mark-compact every second (13 in a run); moved, they leave at once (1).
  */
 function handedOver(bytes: Uint8Array | undefined, transfer: ArrayBuffer[]): Uint8Array | undefined {
   if (bytes === undefined) return undefined;
