@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TokenCapture } from '../engine-wire/token-capture.js';
 import { errorMessage } from '../util/errors.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { AnswerTranslator } from './protocols/types.js';
 import { SseWriter } from './sse-writer.js';
-import { TokenCapture } from '../engine-wire/token-capture.js';
 import { STREAM_DONE, upstreamChunks } from './upstream/sse-chunks.js';
 
 /**

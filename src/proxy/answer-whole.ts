@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorMessage } from '../util/errors.js';
+import { parseAnswer } from '../engine-wire/answer-json.js';
 import type { ChatBody } from '../engine-wire/chat-wire.js';
+import { TokenCapture } from '../engine-wire/token-capture.js';
+import { errorMessage } from '../util/errors.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
 import { errorTypeForStatus } from './http-error.js';
 import type { AnswerTranslator, Protocol } from './protocols/types.js';
 import { writeBytes, writeJson } from './raw-reply.js';
-import { TokenCapture } from '../engine-wire/token-capture.js';
 import { readBytes } from './upstream/http-client.js';
-import { parseAnswer } from '../engine-wire/answer-json.js';
 import { UpstreamTimeoutError } from './upstream/upstream-timeouts.js';
 
 /** A non-streamed answer may carry logprobs for thousands of tokens; anything larger is broken. */

@@ -1,5 +1,5 @@
-import { skipSpace } from '../engine-wire/json-bytes.js';
 import type { ChatBody } from '../engine-wire/chat-wire.js';
+import { skipSpace } from '../engine-wire/json-bytes.js';
 import { valueEnd, walkArray, walkObject } from './upstream/json-members.js';
 
 /** Fields vLLM adds for token capture that no OpenAI client expects. */

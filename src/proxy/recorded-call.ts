@@ -1,6 +1,6 @@
-import type { ProtocolName, ProxySession, RecordedCall, TokenIds } from '../store/types.js';
 import { answerTokens, type UnreadableAnswer } from '../engine-wire/answer-tokens.js';
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
+import type { ProtocolName, ProxySession, RecordedCall, TokenIds } from '../store/types.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { PreparedCall } from './protocols/types.js';
 

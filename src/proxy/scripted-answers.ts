@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatBody, ChatUsage } from '../engine-wire/chat-wire.js';
+import type { CapturedTokens } from '../engine-wire/token-capture.js';
 import type { CallOutcome } from './call-outcome.js';
 import { answerFinalMessage } from './final-message.js';
 import type { PreparedCall } from './protocols/types.js';
 import { writeJson } from './raw-reply.js';
 import { SseWriter } from './sse-writer.js';
-import type { CapturedTokens } from '../engine-wire/token-capture.js';
 
 /** Recorded as the call's upstream: the proxy served an answer scripted for the session (a fork's first calls, a replay's every call). */
 export const SCRIPTED_UPSTREAM = 'openforge:fork';

@@ -1,5 +1,5 @@
-import { BEYOND_SCRIPT_UPSTREAM, type ScriptedAnswer } from '../proxy/scripted-answers.js';
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
+import { BEYOND_SCRIPT_UPSTREAM, type ScriptedAnswer } from '../proxy/scripted-answers.js';
 import { TURN_LIMIT_UPSTREAM } from '../proxy/turn-limit.js';
 import type { RecordedCall } from '../store/types.js';
 import { messageKey, requestMessages } from '../trajectory/conversation.js';

@@ -1,5 +1,5 @@
-import { errorMessage } from '../../util/errors.js';
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
+import { errorMessage } from '../../util/errors.js';
 import { readText } from '../upstream/http-client.js';
 import { parseCountTokensRequest } from './anthropic-request-schema.js';
 import { chatPrompt } from './anthropic-to-chat.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ProxyHttpError } from '../http-error.js';
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
+import { ProxyHttpError } from '../http-error.js';
 
 const optionalInt = z.number().int().nonnegative().nullish();
 

@@ -1,5 +1,5 @@
-import type { CallLabel, ProtocolName } from '../../store/types.js';
 import type { ChatBody, ChatRequestBody } from '../../engine-wire/chat-wire.js';
+import type { CallLabel, ProtocolName } from '../../store/types.js';
 import type { UpstreamAnswer } from '../upstream/upstream-pool.js';
 
 /**

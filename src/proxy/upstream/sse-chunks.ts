@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ChatBody } from '../../engine-wire/chat-wire.js';
 import { parseAnswer } from '../../engine-wire/answer-json.js';
+import type { ChatBody } from '../../engine-wire/chat-wire.js';
 
 /** Marks the upstream's `data: [DONE]`. */
 export const STREAM_DONE = Symbol('stream done');

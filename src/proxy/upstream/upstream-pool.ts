@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import type { ProxySession } from '../../store/types.js';
 import { errorMessage } from '../../util/errors.js';
-import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import { ProxyHttpError } from '../http-error.js';
 import type { ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamKind, UpstreamTimeouts } from '../types.js';
 import { upstreamBody, upstreamBodyBytes } from './engine-request.js';
