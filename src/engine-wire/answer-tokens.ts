@@ -1,6 +1,6 @@
 import { errorMessage } from '../util/errors.js';
 import { parseAnswer } from './answer-json.js';
-import { TokenCapture, type CapturedTokens } from './token-capture.js';
+import { TokenCapture, wholeAnswerTokens, type CapturedTokens } from './token-capture.js';
 
 /** What `answerTokens` reads when the bytes are not one JSON object: no tokens, and why. */
 export interface UnreadableAnswer extends CapturedTokens {
@@ -13,11 +13,9 @@ export interface UnreadableAnswer extends CapturedTokens {
  * and `problem` says why.
  */
 export function answerTokens(bytes: Buffer): CapturedTokens | UnreadableAnswer {
-  const capture = new TokenCapture();
   try {
-    capture.addResponse(parseAnswer(bytes));
+    return wholeAnswerTokens(parseAnswer(bytes));
   } catch (err) {
-    return { ...capture.result(), problem: `the upstream's answer is not a JSON object: ${errorMessage(err)}` };
+    return { ...new TokenCapture().result(), problem: `the upstream's answer is not a JSON object: ${errorMessage(err)}` };
   }
-  return capture.result();
 }

@@ -91,3 +91,10 @@ export class TokenCapture {
     this.logprobs.push(...values);
   }
 }
+
+/** The tokens of one whole answer (not a stream). */
+export function wholeAnswerTokens(body: ChatBody): CapturedTokens {
+  const capture = new TokenCapture();
+  capture.addResponse(body);
+  return capture.result();
+}

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseAnswer } from '../engine-wire/answer-json.js';
 import type { ChatBody } from '../engine-wire/chat-wire.js';
-import { TokenCapture } from '../engine-wire/token-capture.js';
+import { wholeAnswerTokens } from '../engine-wire/token-capture.js';
 import { errorMessage } from '../util/errors.js';
 import { CLIENT_CLOSED_REQUEST, type CallOutcome } from './call-outcome.js';
 import { errorTypeForStatus } from './http-error.js';
@@ -41,9 +41,7 @@ export async function answerWhole(
     writeJson(res, status, protocol.errorBody(error, errorTypeForStatus(status), timedOut ? 'upstream_timeout' : 'upstream_invalid_response'));
     return { status, response: null, error, ttfbMs: elapsedMs(), tokens: null, upstream: upstream.url };
   }
-  const capture = new TokenCapture();
-  capture.addResponse(body);
-  const tokens = capture.result();
+  const tokens = wholeAnswerTokens(body);
   const clientBody = call.translateResponse(body);
   const responseJson = writeJson(res, 200, clientBody);
   return { status: 200, response: clientBody, responseJson, error: null, ttfbMs: elapsedMs(), tokens, upstream: upstream.url };
