@@ -37,6 +37,7 @@
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0][,proxy-alt]] [--skip-memory]
+//                                [--streams-only (instant upstream: the measured rounds run streams alone, 4× as many, and CPU is per stream)]
 //                                [--alt-node-flags='--flag …' (the proxy-alt target: the recording proxy under other Node / V8 flags)]
 //                                [--alt-dist DIR (the proxy-alt target: the recording proxy of another build, e.g. an earlier commit's dist/)]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
@@ -80,6 +81,7 @@ const { values } = parseArgs({
     targets: { type: 'string', default: 'direct,passthrough,proxy,proxy-nosink' },
     modes: { type: 'string', default: 'shared,pinned' },
     'skip-memory': { type: 'boolean', default: false },
+    'streams-only': { type: 'boolean', default: false },
     'alt-node-flags': { type: 'string', default: '' },
     'alt-dist': { type: 'string', default: '' },
     dist: { type: 'string', default: '' },
@@ -93,6 +95,8 @@ const altDist = values['alt-dist'] ? ['--dist', values['alt-dist']] : [];
 const helperNice = (defaultNice) => (values['helper-nice'] === '' ? defaultNice : Number(values['helper-nice']));
 /** Size of each non-streamed request body, in KB (at least the ~4 KB base turn). */
 const REQUEST_KB = Number(values['request-kb']);
+/** `--streams-only`: the measured rounds run streams alone (a profile of the streaming path; CPU per stream). */
+const streamsOnly = values['streams-only'];
 if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);
 
 // ── roles ───────────────────────────────────────────────────────────────────
@@ -402,8 +406,9 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   for (const concurrency of levels) {
     // paced calls last ~0.25 s each: fewer of them, though enough (60 per client by default) that a p99
     // is not a handful of unlucky calls; streams are paced in both speeds, measured once
-    const requests = Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
-    const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale);
+    // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
+    const requests = streamsOnly ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
+    const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsOnly ? 4 : 1));
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
@@ -420,7 +425,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // few hundred calls, CPU per call still counted baseline-tier code and compilation.
     for (const target of targets) {
       await run(target, bodyFor[target].whole, 0, Math.round((paced ? WARMUP_CALLS_PACED : WARMUP_CALLS) * scale) + concurrency);
-      if (streams > 0) await run(target, bodyFor[target].stream, 0, concurrency);
+      if (streams > 0) await run(target, bodyFor[target].stream, 0, streamsOnly ? Math.max(500, concurrency * 8) : concurrency);
       await drain(target);
     }
     // The servers rotate and direct closes every round: the target that runs right after direct read
@@ -432,20 +437,32 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
       const order = [...servers.map((_, i) => servers[(i + round) % servers.length]), ...(targets.includes('direct') ? ['direct'] : [])];
       for (const target of order) {
         const server = procs[target];
-        const before = server ? await server.ask({ type: 'cpu' }) : null;
-        const whole = await run(target, bodyFor[target].whole, Math.ceil(requests / ROUNDS), 0);
-        await drain(target);
-        if (server) {
-          const after = await server.ask({ type: 'cpu' });
-          collected[target].cpuMs += after.ms - before.ms;
-          if (after.mainMs !== null) collected[target].mainCpuMs += after.mainMs - before.mainMs;
-        }
+        const cpu = async (measure) => {
+          const before = server ? await server.ask({ type: 'cpu' }) : null;
+          const result = await measure();
+          if (server) {
+            const after = await server.ask({ type: 'cpu' });
+            collected[target].cpuMs += after.ms - before.ms;
+            if (after.mainMs !== null) collected[target].mainCpuMs += after.mainMs - before.mainMs;
+          }
+          return result;
+        };
+        const measureWhole = async () => {
+          const whole = await run(target, bodyFor[target].whole, Math.ceil(requests / ROUNDS), 0);
+          await drain(target);
+          return whole;
+        };
+        const whole = streamsOnly ? { samples: [], wallMs: 0 } : await cpu(measureWhole);
         collected[target].whole.push(...whole.samples);
         collected[target].hopP99ByRound.push(summarize(whole.samples).hopP99);
         collected[target].wholeWallMs += whole.wallMs;
         if (streams > 0) {
-          collected[target].stream.push(...(await run(target, bodyFor[target].stream, Math.ceil(streams / ROUNDS), 0)).samples);
-          await drain(target);
+          const measureStreams = async () => {
+            const stream = await run(target, bodyFor[target].stream, Math.ceil(streams / ROUNDS), 0);
+            await drain(target);
+            return stream;
+          };
+          collected[target].stream.push(...(await (streamsOnly ? cpu(measureStreams) : measureStreams())).samples);
         }
       }
     }
@@ -454,8 +471,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
       row.stream[target] = summarize(c.stream);
-      if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / c.whole.length;
-      if (procs[target]) row.mainThreadCpuUsPerCall[target] = (c.mainCpuMs * 1000) / c.whole.length;
+      // per non-streamed call; per stream with --streams-only
+      const calls = streamsOnly ? c.stream.length : c.whole.length;
+      if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / calls;
+      if (procs[target]) row.mainThreadCpuUsPerCall[target] = (c.mainCpuMs * 1000) / calls;
     }
     rows.push(row);
   }
@@ -514,6 +533,8 @@ async function main() {
   const policy = { name: 'bench', respond: () => ({ content: ANSWER, toolCalls: [] }) };
   const speeds = values.upstreams.split(',');
   for (const s of speeds) if (!UPSTREAMS.includes(s)) throw new Error(`unknown upstream ${s}: use ${UPSTREAMS.join(', ')}`);
+  // only the instant upstream streams in this bench
+  if (streamsOnly) speeds.splice(0, speeds.length, 'instant');
   const paceTokenMs = Number(values['pace-token-ms']);
   const toolMs = Number(values['tool-ms']);
   const pacedCallsPerClient = Number(values['paced-calls-per-client']);
@@ -615,11 +636,14 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
     // depends on how fast each target feeds the sim: there, added compares end-to-end percentiles
     const paired = speed !== 'instant';
     const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
-    console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
-    console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
-    console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs  main µs');
+    if (streamsOnly) {
+      for (const row of rows) console.log(`${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}`).join('; ')}`);
+    }
+    if (!streamsOnly) console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
+    if (!streamsOnly) console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
+    if (!streamsOnly) console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs  main µs');
     const modeJson = { mode, speed, recorded, levels: [] };
-    for (const row of rows) {
+    for (const row of streamsOnly ? [] : rows) {
       const d = row.whole.direct;
       for (const target of targets) {
         const r = row.whole[target];
