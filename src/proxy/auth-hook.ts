@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProxySession } from '../store/types.js';
 import { authenticate } from './auth.js';
 import { ProxyHttpError } from './http-error.js';
+import { withClientTask } from './session-task.js';
 import type { SessionResolver } from './types.js';
 
 const sessions = new WeakMap<FastifyRequest, ProxySession>();
@@ -16,7 +17,7 @@ export function authHook(resolver: SessionResolver, errorBody: ErrorBody) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const { secret } = request.params as { secret?: string };
     try {
-      sessions.set(request, authenticate(resolver, secret, request.headers));
+      sessions.set(request, withClientTask(authenticate(resolver, secret, request.headers), request.headers));
     } catch (err) {
       if (!(err instanceof ProxyHttpError)) throw err;
       await reply.code(err.status).send(errorBody(err.message, err.type, err.code));

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
+import { ROLLOUT_HEADER, TASK_HEADER } from '../../model/sim-labels.js';
 import type { ProxySession } from '../../store/types.js';
 import { errorMessage } from '../../util/errors.js';
 import { ProxyHttpError } from '../http-error.js';
@@ -120,8 +121,8 @@ export class UpstreamPool {
   }
 
   private headers(target: Target, session: ProxySession): Record<string, string> {
-    const headers: Record<string, string> = { 'x-openforge-rollout': session.rolloutId };
-    if (session.taskId) headers['x-openforge-task'] = session.taskId;
+    const headers: Record<string, string> = { [ROLLOUT_HEADER]: session.rolloutId };
+    if (session.taskId) headers[TASK_HEADER] = session.taskId;
     if (target.config.apiKey) headers.authorization = `Bearer ${target.config.apiKey}`;
     return headers;
   }

@@ -120,6 +120,25 @@ describe('standalone proxy (openforge proxy)', () => {
     expect(adminCalls).toEqual([]);
   });
 
+  it('lets a client name its task in x-openforge-task when its session names none, never over a session\'s own', async () => {
+    running = await start({ dbFile: dbFile(), open: true, tasksDir: makeSuite([{ id: 'hello' }, { id: 'other' }]) });
+    const url = `${running.proxy.url}/v1`;
+    // no task in the session nor in the messages: the sim's error names the header to send
+    const unnamed = new OpenAI({ baseURL: url, apiKey: 'open-1', maxRetries: 0 });
+    await expect(unnamed.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS })).rejects.toThrow(/x-openforge-task/);
+    // through the proxy, the header reaches the sim: its oracle runs the named task's solution
+    const named = new OpenAI({ baseURL: url, apiKey: 'open-1', maxRetries: 0, defaultHeaders: { 'x-openforge-task': 'hello' } });
+    const answer = await named.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS });
+    expect(JSON.stringify(answer.choices[0]?.message.tool_calls)).toContain('done.txt');
+    const unknown = new OpenAI({ baseURL: url, apiKey: 'open-1', maxRetries: 0, defaultHeaders: { 'x-openforge-task': 'no-such-task' } });
+    await expect(unknown.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS })).rejects.toThrow(/no-such-task/);
+    // a session created for a task keeps it whatever its client names
+    const created = await createSession(running, { task_id: 'hello' });
+    const own = new OpenAI({ baseURL: created.body.base_url, apiKey: 'x', maxRetries: 0, defaultHeaders: { 'x-openforge-task': 'no-such-task' } });
+    const ownAnswer = await own.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS });
+    expect(JSON.stringify(ownAnswer.choices[0]?.message.tool_calls)).toContain('done.txt');
+  });
+
   it('continues a rollout\'s numbering when a restarted proxy reopens the same store', async () => {
     const file = dbFile();
     for (let round = 0; round < 2; round++) {
