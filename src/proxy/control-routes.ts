@@ -4,7 +4,7 @@ import { controlAuthHook, type ControlAccessRule } from './control-auth.js';
 import { ProxyHttpError } from './http-error.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { PauseSwitch } from './pause-switch.js';
-import type { SessionFactory } from './types.js';
+import type { RolloutGrades, SessionFactory } from './types.js';
 
 export interface ControlDeps {
   access: ControlAccessRule;
@@ -12,6 +12,7 @@ export interface ControlDeps {
   inFlight: InFlightCalls;
   recorder: CallRecorder;
   sessionFactory: SessionFactory | undefined;
+  grades: RolloutGrades | undefined;
   /** The proxy's own base URL, for session URLs when a request has no Host header. */
   baseUrl: () => string;
 }
@@ -22,8 +23,8 @@ const ROLLOUT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
 /**
  * /control/*: pause and resume model calls around a weight update, drain in-flight calls, read
- * the state, and create sessions on standalone proxies. Never under /s/<secret>, never with a
- * session secret (see `controlDenial`).
+ * the state; on standalone proxies, create sessions and take their rollouts' rewards. Never under
+ * /s/<secret>, never with a session secret (see `controlDenial`).
  */
 export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
   void app.register(
@@ -67,6 +68,22 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
           task_id: session.taskId || null,
           base_url: `${host}/s/${session.secret}/v1`,
         });
+      });
+
+      control.post('/rollouts/:rollout_id/reward', async (request) => {
+        const { rollout_id: rolloutId } = request.params as { rollout_id: string };
+        if (!deps.grades) {
+          throw new ProxyHttpError(404, 'this proxy\'s rollouts are graded by the orchestrator that runs them', 'not_found_error', 'no_grades');
+        }
+        const body = objectBody(request.body);
+        const reward = body.reward;
+        if (typeof reward !== 'number' || !Number.isFinite(reward)) throw badRequest(`reward: expected a number, got ${reward === undefined ? 'nothing' : shown(reward)}`);
+        const details = body.details ?? null;
+        if (details !== null && (typeof details !== 'object' || Array.isArray(details))) throw badRequest(`details: expected a JSON object, got ${shown(details)}`);
+        if (!(await deps.grades.setReward(rolloutId, reward, details))) {
+          throw new ProxyHttpError(404, `rollout ${rolloutId} is not one of this proxy's: no session was created for it and no call of it recorded`, 'not_found_error', 'unknown_rollout');
+        }
+        return { rollout_id: rolloutId, reward };
       });
     },
     { prefix: '/control' },

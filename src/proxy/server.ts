@@ -65,6 +65,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     inFlight,
     recorder,
     sessionFactory: opts.sessionFactory,
+    grades: opts.grades,
     baseUrl: () => baseUrl,
   });
   for (const prefix of PREFIXES) {

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { loadTasks, type Task } from '../config/task.js';
 import { formatSimSpec, parseSimSpec } from '../model/policies/sim-spec.js';
 import { startSimServer } from '../model/server.js';
+import { acquireStoreLock } from '../store/store-lock.js';
 import { RECORD_LINGER_MS, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { startProxy } from './server.js';
+import { StandaloneRun } from './standalone-run.js';
 import { StandaloneSessions } from './standalone-sessions.js';
 import type { ForcedSampling, ProxyLogger, RunningProxy, UpstreamConfig, UpstreamKind } from './types.js';
 
@@ -57,16 +59,28 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
   };
   try {
     const upstreams = await resolveUpstreams(options, cleanups);
+    const releaseLock = acquireStoreLock(options.dbFile);
+    cleanups.push(async () => releaseLock());
     const store = await Store.open(options.dbFile, { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
-    cleanups.push(() => store.close());
+    cleanups.splice(cleanups.length - 1, 0, () => store.close());
     const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
     const runId = `proxy-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
     const sessions = new StandaloneSessions({ runId, open: options.open, reserved: [adminToken] });
+    // a sim upstream among them marks the run simulated, as `openforge run` marks its runs
+    const run = await StandaloneRun.start(store, runId, (upstreams.find((u) => u.simulated) ?? upstreams[0])?.spec ?? '', options.logger);
+    cleanups.unshift(() => run.finish());
     const proxy = await startProxy({
       upstreams: upstreams.map(({ config }) => config),
       sessions,
-      sessionFactory: sessions,
-      sink: store,
+      sessionFactory: {
+        create: (request) => {
+          const session = sessions.create(request);
+          run.sessionCreated(session);
+          return session;
+        },
+      },
+      grades: run,
+      sink: run,
       lastRecordedSeq: async (rolloutId) => (await store.listCalls(rolloutId)).reduce((last, call) => Math.max(last, call.seq), 0),
       adminToken,
       policyModels: options.policyModels,

@@ -11,6 +11,12 @@ export interface SessionFactory {
   create(request: { rolloutId?: string; taskId?: string }): ProxySession;
 }
 
+/** Takes rewards for rollouts on `POST /control/rollouts/<id>/reward` (standalone proxies, graded from outside). */
+export interface RolloutGrades {
+  /** False when the rollout is not one of this proxy's. */
+  setReward(rolloutId: string, reward: number, details: unknown): Promise<boolean>;
+}
+
 /** Where finished calls go; the orchestrator passes the SQLite store. */
 export interface CallSink {
   record(call: RecordedCall): Promise<void>;
@@ -91,6 +97,8 @@ export interface ProxyOptions {
   adminToken?: string;
   /** Enables `POST /control/sessions`. */
   sessionFactory?: SessionFactory;
+  /** Enables `POST /control/rollouts/<id>/reward`. */
+  grades?: RolloutGrades;
   /**
    * The last sequence number already stored for a rollout, asked once per rollout per process, so
    * a proxy reopening an existing store continues numbering instead of colliding (default: 0).

@@ -12,6 +12,7 @@ import { BackendUnreachableError } from '../sandbox/backend-unreachable.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 import { WarmPool } from '../sandbox/warm-pool.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+import { acquireStoreLock } from '../store/store-lock.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { contentHash } from '../util/hash.js';
@@ -19,7 +20,6 @@ import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { warmSandboxFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
 import { TaskImages } from './task-images.js';
-import { acquireRunLock } from './run-lock.js';
 import { SessionRegistry } from './sessions.js';
 import { summarize, type RunSummary } from './summary.js';
 
@@ -71,7 +71,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   await backend.reap();
 
   mkdirSync(loaded.outputDir, { recursive: true });
-  const releaseLock = acquireRunLock(loaded.outputDir);
+  const releaseLock = acquireStoreLock(path.join(loaded.outputDir, STORE_FILE));
   const store = await Store.open(path.join(loaded.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
   const cleanups: (() => Promise<unknown>)[] = [];
   // The run stops itself too: when its backend stays unreachable, as it would on Ctrl-C.

@@ -163,12 +163,17 @@ export class Store {
   }
 
   // ── rollouts ──────────────────────────────────────────────────────────
-  async addRollout(r: Pick<RolloutRecord, 'id' | 'runId' | 'taskId' | 'sampleIndex' | 'attempt' | 'harness'> & { parent?: RolloutParent | null }): Promise<void> {
-    await this.db.run(
-      `INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, created_at, parent_rollout_id, parent_kind, fork_seq)
+  /** With `ifAbsent`, a rollout id already stored (in any run) is left as it is, and false returned. */
+  async addRollout(
+    r: Pick<RolloutRecord, 'id' | 'runId' | 'taskId' | 'sampleIndex' | 'attempt' | 'harness'> & { parent?: RolloutParent | null },
+    options: { ifAbsent?: boolean } = {},
+  ): Promise<boolean> {
+    const changes = await this.db.run(
+      `INSERT ${options.ifAbsent ? 'OR IGNORE ' : ''}INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, created_at, parent_rollout_id, parent_kind, fork_seq)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [r.id, r.runId, r.taskId, r.sampleIndex, r.attempt, r.harness, 'pending', Date.now(), r.parent?.rolloutId ?? null, r.parent?.kind ?? null, r.parent?.atSeq ?? null],
     );
+    return changes.changes > 0;
   }
 
   /** Rollouts replayed or forked from this one, oldest first. */

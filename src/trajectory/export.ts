@@ -22,6 +22,8 @@ export interface ExportOptions {
   runId?: string;
   /** Leave out rollouts whose reward is below this. */
   minReward?: number;
+  /** Keep rollouts that have no reward (reward_score null), e.g. calls a standalone proxy recorded ungraded. */
+  unrewarded?: boolean;
   allowRunning?: boolean;
   /** Leave out rollouts with an unreadable call row (counted) instead of failing. */
   skipBad?: boolean;
@@ -76,8 +78,9 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
       simulated: source.simulated, interrupted: source.interrupted,
     };
     const rollouts = source.rollouts.filter((r) => {
-      if (r.reward === null) report.skipped.withoutReward++;
-      else if (options.minReward !== undefined && r.reward < options.minReward) report.skipped.belowMinReward++;
+      // no reward reaches a --min-reward
+      if (r.reward === null && !(options.unrewarded && options.minReward === undefined)) report.skipped.withoutReward++;
+      else if (r.reward !== null && options.minReward !== undefined && r.reward < options.minReward) report.skipped.belowMinReward++;
       else return true;
       return false;
     });

@@ -27,7 +27,8 @@ export function formatTrajectoryStats(s: TrajectoryStats): string {
   for (const task of s.tasks) {
     const dist = Object.entries(task.rewards).map(([r, n]) => `${r}×${n}`).join(' ');
     const pass = withK ? ` · pass@${s.k} ${num(task.passAtK)} · pass^${s.k} ${num(task.passHatK)}` : '';
-    lines.push(`  ${task.taskId}: n ${task.n} · rewards ${dist} · mean ${num(task.mean)} · pass@1 ${num(task.passAt1)}${pass}`);
+    // rollouts a standalone proxy recorded for no named task
+    lines.push(`  ${task.taskId || '(no task)'}: n ${task.n} · rewards ${dist} · mean ${num(task.mean)} · pass@1 ${num(task.passAt1)}${pass}`);
   }
   lines.push(`overall pass@1 ${num(s.passAt1, 3)}${withK ? ` · pass@${s.k} ${num(s.passAtK, 3)} · pass^${s.k} ${num(s.passHatK, 3)}` : ''}`);
   return lines.join('\n');

@@ -1,11 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ownerAlive } from '../sandbox/owner.js';
+import { liveLockHolder } from '../store/store-lock.js';
 import { STORE_FILE, Store, type RolloutRecord, type RunRecord } from '../store/store.js';
 import { UserError, errorMessage } from '../util/errors.js';
-
-/** Written by `acquireRunLock` in the output folder while an orchestrator owns it. */
-const RUN_LOCK_FILE = '.openforge.lock';
 
 export interface RunSource {
   store: Store;
@@ -30,7 +27,7 @@ export interface RunSourceOptions {
 
 /**
  * Opens a run folder for reading its records. `dir` is the run's output folder (the one holding
- * openforge.db) or the run's own folder inside it, whose name is the run id.
+ * openforge.db), the run's own folder inside it, whose name is the run id, or a store file itself.
  */
 export async function openRunSource(dir: string, options: RunSourceOptions = {}): Promise<RunSource> {
   const located = locateStore(dir);
@@ -50,7 +47,7 @@ export async function openRunSource(dir: string, options: RunSourceOptions = {})
         ids.length > 0 ? `runs there: ${ids.join(', ')}` : 'run `openforge run` with this output folder first',
       );
     }
-    const lockHolder = run.status === 'running' ? liveLockHolder(located.dir) : undefined;
+    const lockHolder = run.status === 'running' ? liveLockHolder(located.file) : undefined;
     if (lockHolder && !options.allowRunning) {
       throw new UserError(
         `run ${run.id} in ${located.dir} is still running (held by ${lockHolder})`,
@@ -77,22 +74,13 @@ export async function openRunSource(dir: string, options: RunSourceOptions = {})
 
 function locateStore(dir: string): { file: string; dir: string; runId?: string } {
   if (!existsSync(dir)) throw new UserError(`run folder ${dir} does not exist`);
-  if (!statSync(dir).isDirectory()) {
-    throw new UserError(`${dir} is not a folder`, `pass the run's output folder (the one holding ${STORE_FILE})`);
-  }
+  // a store file itself, e.g. the --db of `openforge proxy`
+  if (statSync(dir).isFile()) return { file: dir, dir: path.dirname(dir) };
   const file = path.join(dir, STORE_FILE);
   if (existsSync(file)) return { file, dir };
   const parent = path.dirname(path.resolve(dir));
   if (existsSync(path.join(parent, STORE_FILE))) return { file: path.join(parent, STORE_FILE), dir: parent, runId: path.basename(path.resolve(dir)) };
   throw new UserError(`${dir} has no ${STORE_FILE}: it is not an OpenForge run folder`, 'pass the `output` folder of a run.yaml');
-}
-
-/** The owner named in the folder's lock file when that process still runs. */
-function liveLockHolder(dir: string): string | undefined {
-  const file = path.join(dir, RUN_LOCK_FILE);
-  if (!existsSync(file)) return undefined;
-  const holder = readFileSync(file, 'utf8').trim();
-  return ownerAlive(holder) ? holder : undefined;
 }
 
 /** What the trajectory tools need from the stored run config (`{hash, config, file}` as `executeRun` writes it). */

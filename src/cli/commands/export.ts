@@ -6,6 +6,7 @@ interface ExportCliOptions {
   out?: string;
   run?: string;
   minReward?: number;
+  unrewarded?: boolean;
   allowRunning?: boolean;
   skipBad?: boolean;
   workers?: number;
@@ -20,6 +21,7 @@ export function exportCommand(): Command {
     .option('--out <file>', 'output file, .jsonl or .parquet (verl only); default <run-dir>/<run id>/<format>.jsonl')
     .option('--run <id>', 'run id (default: the latest run in the folder)')
     .option('--min-reward <x>', 'leave out rollouts whose reward is below x', parseReward)
+    .option('--unrewarded', 'keep rollouts without a reward (reward_score null), e.g. what `openforge proxy` recorded ungraded')
     .option('--allow-running', 'export what is recorded so far while the run is still going')
     .option('--skip-bad', 'leave out rollouts with unreadable call rows (counted) instead of failing')
     .option('--workers <n>', 'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)', parseWorkers)
@@ -29,6 +31,7 @@ export function exportCommand(): Command {
         out: opts.out,
         runId: opts.run,
         minReward: opts.minReward,
+        unrewarded: opts.unrewarded,
         allowRunning: opts.allowRunning,
         skipBad: opts.skipBad,
         workers: opts.workers,
@@ -51,7 +54,7 @@ function parseReward(value: string): number {
 
 function describeExport(r: ExportReport): string {
   const skipped = [
-    r.skipped.withoutReward > 0 ? `${r.skipped.withoutReward} without a reward` : '',
+    r.skipped.withoutReward > 0 ? `${r.skipped.withoutReward} without a reward (--unrewarded keeps them)` : '',
     r.skipped.belowMinReward > 0 ? `${r.skipped.belowMinReward} below --min-reward` : '',
     r.skipped.withoutSamples > 0 ? `${r.skipped.withoutSamples} with nothing to export` : '',
     r.skipped.corrupt.length > 0 ? `${r.skipped.corrupt.length} with corrupt rows (${r.skipped.corrupt.map((c) => `${c.rolloutId}#${c.seq}`).join(', ')})` : '',

@@ -89,9 +89,11 @@ function banner(running: StandaloneProxy, options: ProxyCliOptions): string {
   lines.push(
     `  admin token ${running.adminToken}`,
     '    control (Authorization: Bearer <admin token>): POST /control/sessions {"rollout_id"?, "task_id"?},',
+    '    POST /control/rollouts/<rollout id>/reward {"reward", "details"?} (from your grader),',
     '    POST /control/pause {"retry_after_sec"?} | /control/resume | /control/drain {"timeout_sec"?}, GET /control/status',
     `  new session: curl -s -X POST -H "authorization: Bearer ${running.adminToken}" ${url}/control/sessions`,
     `    → base URL ${url}/s/<secret>/v1 (or ${url}/v1 with the secret as API key)`,
+    `  training data: openforge export ${path.resolve(options.db)} --format verl (--unrewarded keeps ungraded rollouts)`,
   );
   if (options.open) {
     lines.push(

@@ -1,0 +1,92 @@
+import type { Store } from '../store/store.js';
+import type { ProxySession, RecordedCall } from '../store/types.js';
+import { errorMessage } from '../util/errors.js';
+import type { CallSink, ProxyLogger, RolloutGrades } from './types.js';
+
+/** The harness of a standalone proxy's rollouts: whatever client called it. */
+export const EXTERNAL_HARNESS = 'external';
+
+/**
+ * What `openforge proxy` stores besides its calls, so that `openforge export` and `stats` read its
+ * store as a run: a run row while it serves, and a rollout row for each rollout the first time one of
+ * its calls is recorded (its task: the one its session was created for, if any). Rewards come from
+ * whoever grades the rollouts (`POST /control/rollouts/<id>/reward`). A rollout id already in the
+ * store (a restarted proxy on the same file, a client reusing an open token) stays in the run it
+ * started in, and its new calls with it.
+ */
+export class StandaloneRun implements CallSink, RolloutGrades {
+  /** Rollouts whose row is written or being written, and whether this run added it. */
+  private readonly registrations = new Map<string, Promise<boolean>>();
+  /** Settled registrations: a call of theirs is recorded without waiting for anything. */
+  private readonly registered = new Set<string>();
+  private readonly taskOfSession = new Map<string, string>();
+  private readonly samplesPerTask = new Map<string, number>();
+
+  private constructor(
+    private readonly store: Store,
+    readonly runId: string,
+    private readonly logger: ProxyLogger | undefined,
+  ) {}
+
+  /** Records the run as running; `upstream` goes into its config (a `sim:` one marks the run simulated). */
+  static async start(store: Store, runId: string, upstream: string, logger?: ProxyLogger): Promise<StandaloneRun> {
+    await store.createRun(runId, { source: 'openforge proxy', config: { model: { upstream }, harness: EXTERNAL_HARNESS } });
+    return new StandaloneRun(store, runId, logger);
+  }
+
+  /** A session created through the control API: its rollout's task is the session's. */
+  sessionCreated(session: ProxySession): void {
+    this.taskOfSession.set(session.rolloutId, session.taskId);
+  }
+
+  record(call: RecordedCall): Promise<void> {
+    if (this.registered.has(call.rolloutId)) return this.store.record(call);
+    // the call is recorded even if its rollout's row could not be written
+    return this.registration(call.rolloutId).then(() => this.store.record(call));
+  }
+
+  flush(): Promise<void> {
+    return this.store.flush();
+  }
+
+  async setReward(rolloutId: string, reward: number, details: unknown): Promise<boolean> {
+    if (!this.registrations.has(rolloutId) && !this.taskOfSession.has(rolloutId)) return false;
+    await this.registration(rolloutId);
+    await this.store.updateRollout(rolloutId, { reward, rewardDetails: details ?? null });
+    return true;
+  }
+
+  /** Marks this run's rollouts and the run finished: called once no call is in flight any more. */
+  async finish(): Promise<void> {
+    const finishedAt = Date.now();
+    for (const [rolloutId, registration] of this.registrations) {
+      if (await registration) await this.store.updateRollout(rolloutId, { status: 'finished', finishedAt });
+    }
+    await this.store.setRunStatus(this.runId, 'finished');
+  }
+
+  private registration(rolloutId: string): Promise<boolean> {
+    let registration = this.registrations.get(rolloutId);
+    if (!registration) {
+      registration = this.register(rolloutId);
+      this.registrations.set(rolloutId, registration);
+    }
+    return registration;
+  }
+
+  private async register(rolloutId: string): Promise<boolean> {
+    const taskId = this.taskOfSession.get(rolloutId) ?? '';
+    const sampleIndex = this.samplesPerTask.get(taskId) ?? 0;
+    this.samplesPerTask.set(taskId, sampleIndex + 1);
+    try {
+      const added = await this.store.addRollout({ id: rolloutId, runId: this.runId, taskId, sampleIndex, attempt: 0, harness: EXTERNAL_HARNESS }, { ifAbsent: true });
+      if (added) await this.store.updateRollout(rolloutId, { status: 'running', startedAt: Date.now() });
+      return added;
+    } catch (err) {
+      this.logger?.error(`rollout ${rolloutId}: its row could not be stored (its calls are): ${errorMessage(err)}`);
+      return false;
+    } finally {
+      this.registered.add(rolloutId);
+    }
+  }
+}
