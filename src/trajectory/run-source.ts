@@ -1,7 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { locateStore } from '../store/store-location.js';
 import { liveLockHolder } from '../store/store-lock.js';
-import { STORE_FILE, Store, type RolloutRecord, type RunRecord } from '../store/store.js';
+import { Store, type RolloutRecord, type RunRecord } from '../store/store.js';
 import { UserError, errorMessage } from '../util/errors.js';
 
 export interface RunSource {
@@ -70,17 +69,6 @@ export async function openRunSource(dir: string, options: RunSourceOptions = {})
     await store.close();
     throw err;
   }
-}
-
-function locateStore(dir: string): { file: string; dir: string; runId?: string } {
-  if (!existsSync(dir)) throw new UserError(`run folder ${dir} does not exist`);
-  // a store file itself, e.g. the --db of `openforge proxy`
-  if (statSync(dir).isFile()) return { file: dir, dir: path.dirname(dir) };
-  const file = path.join(dir, STORE_FILE);
-  if (existsSync(file)) return { file, dir };
-  const parent = path.dirname(path.resolve(dir));
-  if (existsSync(path.join(parent, STORE_FILE))) return { file: path.join(parent, STORE_FILE), dir: parent, runId: path.basename(path.resolve(dir)) };
-  throw new UserError(`${dir} has no ${STORE_FILE}: it is not an OpenForge run folder`, 'pass the `output` folder of a run.yaml');
 }
 
 /** What the trajectory tools need from the stored run config (`{hash, config, file}` as `executeRun` writes it). */

@@ -1,5 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { locateStore } from '../store/store-location.js';
 import { STORE_FILE, Store } from '../store/store.js';
 import { UserError, errorMessage } from '../util/errors.js';
 
@@ -10,28 +10,16 @@ export interface RunFolder {
 }
 
 /**
- * Opens the store of a run output folder (the one holding openforge.db), or of the folder above a
- * run's own folder. With `create`, a folder without a store yet gets an empty one (`openforge debug`
- * serves the inspector before its run has written anything).
+ * Opens the store of a run output folder (the one holding openforge.db), of the folder above a
+ * run's own folder, or a store file itself. With `create`, a folder without a store yet gets an
+ * empty one (`openforge debug` serves the inspector before its run has written anything).
  */
 export async function openRunFolder(dir: string, options: { create?: boolean } = {}): Promise<RunFolder> {
-  const resolved = path.resolve(dir);
-  let folder = resolved;
-  if (!options.create) {
-    if (!existsSync(resolved)) throw new UserError(`run folder ${dir} does not exist`, 'pass the `output` folder of a run.yaml (it holds openforge.db)');
-    if (!statSync(resolved).isDirectory()) throw new UserError(`${dir} is not a folder`, `pass a run's output folder (the one holding ${STORE_FILE})`);
-    if (!existsSync(path.join(resolved, STORE_FILE))) {
-      const parent = path.dirname(resolved);
-      if (!existsSync(path.join(parent, STORE_FILE))) {
-        throw new UserError(`${dir} has no ${STORE_FILE}: it is not an OpenForge run folder`, 'pass the `output` folder of a run.yaml, e.g. runs/claw-basic');
-      }
-      folder = parent;
-    }
-  }
+  const { file, dir: folder } = options.create ? { file: path.join(path.resolve(dir), STORE_FILE), dir: path.resolve(dir) } : locateStore(dir);
   try {
-    return { dir: folder, store: await Store.open(path.join(folder, STORE_FILE)) };
+    return { dir: folder, store: await Store.open(file) };
   } catch (err) {
-    throw new UserError(`${path.join(folder, STORE_FILE)} cannot be opened as an OpenForge store: ${errorMessage(err)}`);
+    throw new UserError(`${file} cannot be opened as an OpenForge store: ${errorMessage(err)}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { exportRun, type ExportReport } from '../../trajectory/export.js';
+import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
 
 interface ExportCliOptions {
   format: string;
@@ -16,7 +17,7 @@ interface ExportCliOptions {
 export function exportCommand(): Command {
   return new Command('export')
     .description('write a run as training data: veRL samples (token ids, masks, logprobs) as JSONL or Parquet, or SFT chat JSONL')
-    .argument('<run-dir>', 'the run\'s output folder (holds openforge.db), or the run\'s own folder inside it')
+    .argument(RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION)
     .requiredOption('--format <format>', 'verl | sft')
     .option('--out <file>', 'output file, .jsonl or .parquet (verl only); default <run-dir>/<run id>/<format>.jsonl')
     .option('--run <id>', 'run id (default: the latest run in the folder)')

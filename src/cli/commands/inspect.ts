@@ -2,12 +2,13 @@ import { Command } from 'commander';
 import { openRunFolder } from '../../ui/run-folder.js';
 import { startInspector } from '../../ui/server.js';
 import { toPort } from '../to-int.js';
+import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
 
 /** `openforge inspect`: the web inspector over a finished (or running) run folder. */
 export function inspectCommand(): Command {
   return new Command('inspect')
     .description('serve the web inspector for a run folder: runs, rollouts, every model call with its tokens, logs, replay and fork')
-    .argument('<run-dir>', "the run's output folder (holds openforge.db), or the run's own folder inside it")
+    .argument(RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION)
     .option('--port <n>', 'port to listen on (default: a free one)', toPort)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .action(async (dir: string, opts: { port?: number; host: string }) => {

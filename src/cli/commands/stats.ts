@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { formatTrajectoryStats } from '../../trajectory/format-stats.js';
 import { trajectoryStats } from '../../trajectory/stats.js';
+import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
 
 /** `openforge stats`: how a run's calls turn into training samples, and its rewards. */
 export function statsCommand(): Command {
   return new Command('stats')
     .description('merge rate, break causes, excluded calls, tokens per sample, rewards and pass@k / pass^k of a run')
-    .argument('<run-dir>', 'the run\'s output folder (holds openforge.db), or the run\'s own folder inside it')
+    .argument(RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION)
     .option('--run <id>', 'run id (default: the latest run in the folder)')
     .option('--json', 'print the statistics as JSON')
     .action(async (dir: string, opts: { run?: string; json?: boolean }) => {

@@ -7,6 +7,8 @@ import { startStandaloneProxy, type StandaloneProxy } from '../../../src/proxy/s
 import { lockFileOf } from '../../../src/store/store-lock.js';
 import { Store } from '../../../src/store/store.js';
 import { exportRun } from '../../../src/trajectory/export.js';
+import { openRunFolder } from '../../../src/ui/run-folder.js';
+import { startInspector } from '../../../src/ui/server.js';
 import { UserError } from '../../../src/util/errors.js';
 import { makeSuite } from '../../helpers/tasks.js';
 import { MemoryLogger, USER_MESSAGES } from './proxy-fixture.js';
@@ -105,6 +107,16 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     const responseIds = row!.response_ids as number[];
     expect(responseIds.slice(0, one!.completionTokenIds!.length)).toEqual(Array.from(one!.completionTokenIds!));
     expect(responseIds.slice(-two!.completionTokenIds!.length)).toEqual(Array.from(two!.completionTokenIds!));
+
+    // the inspector reads the same file: the run, and a rollout with its calls
+    const inspector = await startInspector({ folder: await openRunFolder(dbFile) });
+    try {
+      const rolloutView = (await (await fetch(`${inspector.url}api/rollouts/graded-1`)).json()) as { calls: unknown[]; rollout: { reward: number } };
+      expect(rolloutView.rollout).toMatchObject({ reward: 1, taskId: 'hello' });
+      expect(rolloutView.calls).toHaveLength(2);
+    } finally {
+      await inspector.close();
+    }
 
     const all = await exportRun(dbFile, { format: 'verl', out, unrewarded: true });
     expect(all).toMatchObject({ rolloutsExported: 2, skipped: { withoutReward: 0 } });
