@@ -1,8 +1,10 @@
 /** Test plumbing: a proxy in front of fake upstreams, in-memory sessions and sink. */
 import OpenAI from 'openai';
 import { startProxy } from '../../../src/proxy/server.js';
+import { startStandaloneProxy, type StandaloneProxy, type StandaloneProxyOptions } from '../../../src/proxy/standalone.js';
 import type { ProxyLogger, ProxyOptions, RunningProxy } from '../../../src/proxy/types.js';
 import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
+import { makeSuite } from '../../helpers/tasks.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm-upstream.js';
 
 export class MemorySink {
@@ -97,3 +99,17 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 export const USER_MESSAGES = [{ role: 'user' as const, content: 'Say hello.' }];
+
+/** `openforge proxy` on a free port in front of the sim's oracle for a one-task suite, closed mode unless overridden. */
+export function startTestStandaloneProxy(options: Partial<StandaloneProxyOptions> & { dbFile: string }): Promise<StandaloneProxy> {
+  return startStandaloneProxy({
+    upstreams: ['sim:oracle'],
+    kind: 'vllm',
+    host: '127.0.0.1',
+    port: 0,
+    tasksDir: makeSuite([{ id: 'hello' }]),
+    open: false,
+    logger: new MemoryLogger(),
+    ...options,
+  });
+}

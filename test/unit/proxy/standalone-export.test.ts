@@ -3,15 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandaloneProxy, type StandaloneProxy } from '../../../src/proxy/standalone.js';
+import type { StandaloneProxy } from '../../../src/proxy/standalone.js';
 import { lockFileOf } from '../../../src/store/store-lock.js';
 import { Store } from '../../../src/store/store.js';
 import { exportRun } from '../../../src/trajectory/export.js';
 import { openRunFolder } from '../../../src/ui/run-folder.js';
 import { startInspector } from '../../../src/ui/server.js';
 import { UserError } from '../../../src/util/errors.js';
-import { makeSuite } from '../../helpers/tasks.js';
-import { MemoryLogger, USER_MESSAGES } from './proxy-fixture.js';
+import { USER_MESSAGES, startTestStandaloneProxy } from './proxy-fixture.js';
 
 const TOOLS = [{ type: 'function' as const, function: { name: 'bash', parameters: { type: 'object', properties: { command: { type: 'string' } } } } }];
 
@@ -22,18 +21,7 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     running = undefined;
   });
 
-  const start = (dbFile: string) =>
-    startStandaloneProxy({
-      upstreams: ['sim:oracle'],
-      kind: 'vllm',
-      host: '127.0.0.1',
-      port: 0,
-      tasksDir: makeSuite([{ id: 'hello' }]),
-      open: true,
-      adminToken: 'the-admin-token',
-      logger: new MemoryLogger(),
-      dbFile,
-    });
+  const start = (dbFile: string) => startTestStandaloneProxy({ dbFile, open: true, adminToken: 'the-admin-token' });
   const control = async (proxy: StandaloneProxy, route: string, body: unknown, token = 'the-admin-token') => {
     const res = await fetch(`${proxy.proxy.url}/control/${route}`, {
       method: 'POST',

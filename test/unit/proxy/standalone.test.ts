@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startStandaloneProxy, type StandaloneProxy, type StandaloneProxyOptions } from '../../../src/proxy/standalone.js';
+import type { StandaloneProxy } from '../../../src/proxy/standalone.js';
 import { Store } from '../../../src/store/store.js';
 import { UserError } from '../../../src/util/errors.js';
 import { makeSuite } from '../../helpers/tasks.js';
-import { MemoryLogger, USER_MESSAGES } from './proxy-fixture.js';
+import { USER_MESSAGES, startTestStandaloneProxy } from './proxy-fixture.js';
 
 /** The sim finds the task from its instruction when the session names none (open tokens). */
 const TASK_MESSAGES = [{ role: 'user' as const, content: 'Task hello: write the word done into /workspace/done.txt.' }];
@@ -28,17 +28,7 @@ describe('standalone proxy (openforge proxy)', () => {
   });
 
   const dbFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'of-proxy-')), 'calls.db');
-  const start = (options: Partial<StandaloneProxyOptions> & { dbFile: string }) =>
-    startStandaloneProxy({
-      upstreams: ['sim:oracle'],
-      kind: 'vllm',
-      host: '127.0.0.1',
-      port: 0,
-      tasksDir: makeSuite([{ id: 'hello' }]),
-      open: false,
-      logger: new MemoryLogger(),
-      ...options,
-    });
+  const start = startTestStandaloneProxy;
   const createSession = async (proxy: StandaloneProxy, body: Record<string, unknown> = {}, token = proxy.adminToken) => {
     const res = await fetch(`${proxy.proxy.url}/control/sessions`, {
       method: 'POST',
