@@ -28,6 +28,7 @@ export function recordedCall(finished: FinishedCall): RecordedCall {
   const invalid = call === undefined ? record.request : undefined;
   const body = typeof invalid === 'object' && invalid !== null ? (invalid as Record<string, unknown>) : {};
   record.rolloutId = session.rolloutId;
+  if (session.taskId !== '') record.taskId = session.taskId;
   record.seq = finished.seq;
   record.label = call?.label ?? 'policy';
   record.protocol = finished.protocol;
@@ -51,6 +52,7 @@ export function recordedCall(finished: FinishedCall): RecordedCall {
  */
 class ProxiedCall implements RecordedCall {
   rolloutId = '';
+  taskId: string | undefined = undefined;
   seq = 0;
   label: RecordedCall['label'] = 'policy';
   protocol: ProtocolName = 'chat';

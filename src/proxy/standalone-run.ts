@@ -9,7 +9,8 @@ export const EXTERNAL_HARNESS = 'external';
 /**
  * What `openforge proxy` stores besides its calls, so that `openforge export` and `stats` read its
  * store as a run: a run row while it serves, and a rollout row for each rollout the first time one of
- * its calls is recorded (its task: the one its session was created for, if any). Rewards come from
+ * its calls is recorded (its task: the one its session was created for, else the one its first call
+ * was served for, if any). Rewards come from
  * whoever grades the rollouts (`POST /control/rollouts/<id>/reward`). A rollout id already in the
  * store (a restarted proxy on the same file, a client reusing an open token) stays in the run it
  * started in, and its new calls with it.
@@ -42,7 +43,7 @@ export class StandaloneRun implements CallSink, RolloutGrades {
   record(call: RecordedCall): Promise<void> {
     if (this.registered.has(call.rolloutId)) return this.store.record(call);
     // the call is recorded even if its rollout's row could not be written
-    return this.registration(call.rolloutId).then(() => this.store.record(call));
+    return this.registration(call.rolloutId, call.taskId).then(() => this.store.record(call));
   }
 
   flush(): Promise<void> {
@@ -65,17 +66,18 @@ export class StandaloneRun implements CallSink, RolloutGrades {
     await this.store.setRunStatus(this.runId, 'finished');
   }
 
-  private registration(rolloutId: string): Promise<boolean> {
+  private registration(rolloutId: string, calledFor?: string): Promise<boolean> {
     let registration = this.registrations.get(rolloutId);
     if (!registration) {
-      registration = this.register(rolloutId);
+      registration = this.register(rolloutId, calledFor);
       this.registrations.set(rolloutId, registration);
     }
     return registration;
   }
 
-  private async register(rolloutId: string): Promise<boolean> {
-    const taskId = this.taskOfSession.get(rolloutId) ?? '';
+  /** `calledFor`: the task the rollout's first call was served for (an open token's client may name one). */
+  private async register(rolloutId: string, calledFor: string | undefined): Promise<boolean> {
+    const taskId = this.taskOfSession.get(rolloutId) ?? calledFor ?? '';
     const sampleIndex = this.samplesPerTask.get(taskId) ?? 0;
     this.samplesPerTask.set(taskId, sampleIndex + 1);
     try {

@@ -11,6 +11,11 @@ export type ProtocolName = 'chat' | 'responses' | 'anthropic';
 /** One model call that went through the recording proxy. */
 export interface RecordedCall {
   rolloutId: string;
+  /**
+   * The task the call was served for, when one was named (its session's, or the one its client named
+   * in `x-openforge-task`). Not stored with the call: a standalone proxy puts it on the rollout's row.
+   */
+  taskId?: string;
   /** Per-rollout sequence number, 1, 2, 3 … in arrival order. */
   seq: number;
   label: CallLabel;

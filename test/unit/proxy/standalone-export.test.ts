@@ -78,9 +78,10 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     const gradedCalls = await store.listCalls('graded-1');
     await store.close();
     expect(run).toMatchObject({ id: proxy.runId, status: 'finished' });
-    expect(rollouts.map((r) => [r.id, r.taskId, r.status, r.reward, r.rewardDetails, r.harness])).toEqual([
-      ['open-7', '', 'finished', null, null, 'external'],
-      ['graded-1', 'hello', 'finished', 1, { tests: 'passed' }, 'external'],
+    // the open token's rollout takes the task its client named
+    expect(rollouts.map((r) => [r.id, r.taskId, r.sampleIndex, r.status, r.reward, r.rewardDetails, r.harness])).toEqual([
+      ['graded-1', 'hello', 0, 'finished', 1, { tests: 'passed' }, 'external'],
+      ['open-7', 'hello', 1, 'finished', null, null, 'external'],
     ]);
 
     // the store file itself is a valid argument; rollouts without a reward are left out unless asked for
@@ -108,9 +109,9 @@ describe('what openforge proxy records is a run that openforge export reads', ()
 
     const all = await exportRun(dbFile, { format: 'verl', out, unrewarded: true });
     expect(all).toMatchObject({ rolloutsExported: 2, skipped: { withoutReward: 0 } });
-    expect(readJsonl(out).map((r) => [r.rollout_id, r.reward_score])).toEqual([
-      ['open-7', null],
-      ['graded-1', 1],
+    expect(readJsonl(out).map((r) => [r.rollout_id, r.uid, r.reward_score])).toEqual([
+      ['graded-1', 'hello', 1],
+      ['open-7', 'hello', null],
     ]);
   });
 });
