@@ -3,6 +3,14 @@ import type { ProxySession, RecordedCall } from '../store/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { CallSink, ProxyLogger, RolloutGrades } from './types.js';
 
+/** What a standalone proxy's run holds when it stops. */
+export interface StandaloneRunSummary {
+  rollouts: number;
+  calls: number;
+  /** Rollouts with a reward. */
+  graded: number;
+}
+
 /** The harness of a standalone proxy's rollouts: whatever client called it. */
 export const EXTERNAL_HARNESS = 'external';
 
@@ -57,13 +65,20 @@ export class StandaloneRun implements CallSink, RolloutGrades {
     return true;
   }
 
-  /** Marks this run's rollouts and the run finished: called once no call is in flight any more. */
-  async finish(): Promise<void> {
+  /** Marks this run's rollouts and the run finished, once no call is in flight any more; what it holds. */
+  async finish(): Promise<StandaloneRunSummary> {
     const finishedAt = Date.now();
     for (const [rolloutId, registration] of this.registrations) {
       if (await registration) await this.store.updateRollout(rolloutId, { status: 'finished', finishedAt });
     }
     await this.store.setRunStatus(this.runId, 'finished');
+    const rollouts = await this.store.currentRollouts(this.runId);
+    const calls = await this.store.countCalls(rollouts.map((r) => r.id));
+    return {
+      rollouts: rollouts.length,
+      calls: [...calls.values()].reduce((sum, n) => sum + n, 0),
+      graded: rollouts.filter((r) => r.reward !== null).length,
+    };
   }
 
   private registration(rolloutId: string, calledFor?: string): Promise<boolean> {

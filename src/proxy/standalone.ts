@@ -6,7 +6,7 @@ import { acquireStoreLock } from '../store/store-lock.js';
 import { RECORD_LINGER_MS, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { startProxy } from './server.js';
-import { StandaloneRun } from './standalone-run.js';
+import { StandaloneRun, type StandaloneRunSummary } from './standalone-run.js';
 import { StandaloneSessions } from './standalone-sessions.js';
 import type { ForcedSampling, ProxyLogger, RunningProxy, UpstreamConfig, UpstreamKind } from './types.js';
 
@@ -42,8 +42,8 @@ export interface StandaloneProxy {
   /** Recorded as the run id of every session. */
   runId: string;
   upstreams: StandaloneUpstream[];
-  /** Stops taking calls, lets in-flight ones finish and be recorded, then closes sims and the store. */
-  close(): Promise<void>;
+  /** Stops taking calls, lets in-flight ones finish and be recorded, then closes sims and the store; what was recorded (undefined after the first close). */
+  close(): Promise<StandaloneRunSummary | undefined>;
 }
 
 /**
@@ -68,7 +68,8 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
     const sessions = new StandaloneSessions({ runId, open: options.open, reserved: [adminToken] });
     // a sim upstream among them marks the run simulated, as `openforge run` marks its runs
     const run = await StandaloneRun.start(store, runId, (upstreams.find((u) => u.simulated) ?? upstreams[0])?.spec ?? '', options.logger);
-    cleanups.unshift(() => run.finish());
+    let summary: StandaloneRunSummary | undefined;
+    cleanups.unshift(async () => (summary = await run.finish()));
     const proxy = await startProxy({
       upstreams: upstreams.map(({ config }) => config),
       sessions,
@@ -96,7 +97,12 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
       adminToken,
       runId,
       upstreams: upstreams.map(({ spec, config, simulated }) => ({ spec, url: config.url, simulated })),
-      close: cleanUp,
+      close: async () => {
+        await cleanUp();
+        const finished = summary;
+        summary = undefined;
+        return finished;
+      },
     };
   } catch (err) {
     await cleanUp();

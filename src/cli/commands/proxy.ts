@@ -70,8 +70,14 @@ async function serve(options: ProxyCliOptions): Promise<void> {
   lowerHelperThreads(options.helperNice);
   process.stdout.write(banner(running, options));
   await untilSignal(() => process.stderr.write('\nopenforge proxy: stopping — finishing in-flight calls and their records (Ctrl-C again to exit now)\n'));
-  await running.close();
-  process.stdout.write('openforge proxy stopped\n');
+  const recorded = await running.close();
+  const db = path.resolve(options.db);
+  process.stdout.write(
+    recorded
+      ? `openforge proxy stopped: run ${running.runId} recorded ${recorded.calls} calls in ${recorded.rollouts} rollouts (${recorded.graded} graded) into ${db}\n` +
+          `  training data: openforge export ${db} --format verl${recorded.graded < recorded.rollouts ? ' (--unrewarded keeps the ungraded)' : ''}\n`
+      : 'openforge proxy stopped\n',
+  );
 }
 
 function banner(running: StandaloneProxy, options: ProxyCliOptions): string {

@@ -24,7 +24,7 @@ describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yi
     child = undefined;
   });
 
-  async function startProxy(extra: string[]): Promise<{ url: string; db: string; proc: ChildProcess }> {
+  async function startProxy(extra: string[]): Promise<{ url: string; db: string; proc: ChildProcess; output: () => string }> {
     const db = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-proxy-cli-')), 'calls.db');
     const tasks = makeSuite([{ id: 'hello' }]);
     const proc = spawn(process.execPath, [CLI, 'proxy', '--upstream', 'sim:oracle', '--tasks', tasks, '--db', db, '--port', '0', '--open', ...extra], {
@@ -41,11 +41,11 @@ describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yi
       proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
       proc.on('exit', (code) => reject(new Error(`openforge proxy exited with ${code}: ${out}`)));
     });
-    return { url, db, proc };
+    return { url, db, proc, output: () => out };
   }
 
-  it('lowers every thread but the serving one to nice 19 by default, and still serves and records calls', async () => {
-    const { url, db, proc } = await startProxy([]);
+  it('lowers every thread but the serving one to nice 19 by default, still serves and records calls, and says how to export them', async () => {
+    const { url, db, proc, output } = await startProxy([]);
     const threads = threadNiceness(proc.pid!);
     expect(threads.main).toBe(0);
     // V8's platform workers (4 by default) and libuv's pool threads (4, unless UV_THREADPOOL_SIZE says otherwise)
@@ -68,6 +68,14 @@ describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yi
     } finally {
       await store.close();
     }
+    // what it recorded, and the command that turns it into training data, which works as printed
+    expect(output()).toMatch(/recorded 1 calls in 1 rollouts \(0 graded\)/);
+    expect(output()).toContain(`training data: openforge export ${db} --format verl (--unrewarded keeps the ungraded)`);
+    const out = path.join(path.dirname(db), 'train.jsonl');
+    const exported = spawnSync(process.execPath, [CLI, 'export', db, '--format', 'verl', '--unrewarded', '--out', out], { encoding: 'utf8' });
+    expect(exported.stderr).toBe('');
+    expect(exported.stdout).toContain(`wrote 1 verl rows (jsonl) from 1 rollouts of run`);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ rollout_id: 'rollout-a', reward_score: null, harness: 'external' });
   });
 
   it('leaves the threads alone with --helper-nice 0', async () => {

@@ -68,7 +68,7 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     await expect(start(dbFile)).rejects.toThrow(UserError);
     await expect(start(dbFile)).rejects.toThrow(/in use by another openforge process/);
 
-    await proxy.close();
+    expect(await proxy.close()).toEqual({ rollouts: 2, calls: 3, graded: 1 });
     running = undefined;
     expect(existsSync(lockFileOf(dbFile))).toBe(false);
 
