@@ -69,5 +69,7 @@ export const ChatRequestSchema = z.looseObject({
   n: z.number().int().min(1).nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   seed: z.number().int().nullish(),
+  /** /tokenize only: end the prompt with the assistant turn's opening (default true). */
+  add_generation_prompt: z.boolean().nullish(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;

@@ -39,7 +39,11 @@ const TOOLS_POSTAMBLE =
   '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n' +
   '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>';
 
-export function renderPrompt(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[] | null): number[] {
+/**
+ * The prompt's ids as the template renders them; with `generationPrompt` (the default) ending with the
+ * opening of the assistant turn the model completes, as vLLM's `add_generation_prompt`.
+ */
+export function renderPrompt(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[] | null, generationPrompt = true): number[] {
   const ids: number[] = [];
   let rest = messages;
   if (tools && tools.length > 0) {
@@ -79,8 +83,10 @@ export function renderPrompt(messages: readonly ChatMessage[], tools?: readonly 
       }
     }
   }
-  ids.push(IM_START_ID);
-  append(ids, encode('assistant\n'));
+  if (generationPrompt) {
+    ids.push(IM_START_ID);
+    append(ids, encode('assistant\n'));
+  }
   return ids;
 }
 

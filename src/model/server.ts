@@ -13,6 +13,7 @@ import type { Policy, PolicyAnswer } from './policies/types.js';
 import { SimHttpError, openAiErrorBody } from './sim-http-error.js';
 import { ROLLOUT_HEADER, SIM_HEADER, SIM_OWNER, TASK_HEADER } from './sim-labels.js';
 import { createTaskResolver } from './task-resolver.js';
+import { encode } from './tokenizer.js';
 
 export interface SimServerOptions {
   policy: PolicySpec | Policy;
@@ -85,7 +86,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const message = `no route ${request.method} ${request.url}: the sim serves POST /v1/chat/completions, GET /v1/models, GET /health`;
+    const message = `no route ${request.method} ${request.url}: the sim serves POST /v1/chat/completions, GET /v1/models, POST /tokenize, GET /health`;
     return reply.code(404).send(openAiErrorBody(404, message, null, 'not_found'));
   });
 
@@ -95,6 +96,20 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
     object: 'list',
     data: [{ id: model, object: 'model', created: started, owned_by: SIM_OWNER, root: model, parent: null, max_model_len: maxModelLen }],
   }));
+
+  // vLLM's tokenizer endpoint, at the root: a chat prompt rendered as for a completion, or a text
+  app.post('/tokenize', async (httpRequest) => {
+    const body = httpRequest.body as Record<string, unknown> | null;
+    const text = typeof body === 'object' && body !== null && !('messages' in body) ? body.prompt : undefined;
+    let tokens: number[];
+    if (typeof text === 'string') {
+      tokens = encode(text);
+    } else {
+      const request = parseChatRequest(body);
+      tokens = renderPrompt(request.messages, request.tools, request.add_generation_prompt !== false);
+    }
+    return { count: tokens.length, max_model_len: maxModelLen, tokens, token_strs: null };
+  });
 
   app.post('/v1/chat/completions', async (httpRequest, reply) => {
     const request = parseChatRequest(httpRequest.body);

@@ -146,6 +146,24 @@ describe('sim server, non-streaming', () => {
     }
   });
 
+  it('tokenizes at /tokenize as vLLM does: the prompt a completion for the same messages and tools is given', async () => {
+    const tokenizeUrl = server.url.replace(/\/v1$/, '/tokenize');
+    const completion = await postJson(chatUrl, { model: 'm', messages, tools: [OPENAI_BASH], return_token_ids: true }, { 'x-openforge-task': 'hello-file' });
+    const tokenized = await postJson(tokenizeUrl, { messages, tools: [OPENAI_BASH], add_generation_prompt: true });
+    expect(tokenized.status).toBe(200);
+    expect(tokenized.body).toEqual({ count: completion.body.usage.prompt_tokens, max_model_len: expect.any(Number), tokens: completion.body.prompt_token_ids, token_strs: null });
+    // without the assistant turn's opening: a prefix of it
+    const bare = await postJson(tokenizeUrl, { messages, tools: [OPENAI_BASH], add_generation_prompt: false });
+    expect(bare.body.count).toBeLessThan(tokenized.body.count);
+    expect(tokenized.body.tokens.slice(0, bare.body.count)).toEqual(bare.body.tokens);
+    // a plain text prompt
+    const text = await postJson(tokenizeUrl, { prompt: 'hello world' });
+    expect(decode(text.body.tokens)).toBe('hello world');
+    const bad = await postJson(tokenizeUrl, { messages: 'hi' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^messages: /);
+  });
+
   it('lists the model and answers health checks', async () => {
     const models = await (await fetch(`${server.url}/models`)).json();
     expect(models).toEqual({

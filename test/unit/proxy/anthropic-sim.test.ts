@@ -145,7 +145,7 @@ describe('Anthropic Messages against the built-in sim upstream', () => {
     expect(calls[1]?.response).toEqual(second);
   });
 
-  it('counts tokens with an estimate when the upstream has no /tokenize, recorded as count_tokens', async () => {
+  it('counts tokens exactly with the upstream\'s /tokenize: what the same message then costs, recorded as count_tokens', async () => {
     const { client, sink } = await start();
     const request = {
       model: 'claude-sonnet-4-5',
@@ -154,9 +154,11 @@ describe('Anthropic Messages against the built-in sim upstream', () => {
       messages: [{ role: 'user' as const, content: INSTRUCTION }],
     };
     const counted = await client.messages.countTokens(request);
-    expect(counted.input_tokens).toBe(estimatePromptTokens(chatPrompt(parseCountTokensRequest(request))));
-    expect(counted.input_tokens).toBeGreaterThan(INSTRUCTION.length / 4);
-    expect(counted).toMatchObject({ openforge_token_count: 'estimate' });
+    expect(counted).toMatchObject({ openforge_token_count: 'exact' });
+    // not the estimate the proxy falls back to: the prompt the sim renders for the message itself
+    const answered = await client.messages.create({ ...request, max_tokens: 200 });
+    expect(counted.input_tokens).toBe(answered.usage.input_tokens);
+    expect(counted.input_tokens).not.toBe(estimatePromptTokens(chatPrompt(parseCountTokensRequest(request))));
 
     const [call] = await sink.waitFor(1);
     expect(call).toMatchObject({
