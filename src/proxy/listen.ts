@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerClientError } from './client-error.js';
 
 /** Node server options matching fastify's defaults for long-lived keep-alive clients. */
 const SERVER_OPTIONS: http.ServerOptions = { keepAliveTimeout: 72_000, requestTimeout: 0, noDelay: true };
@@ -27,6 +28,8 @@ export class MultiHostServers {
     if (!handler) throw new Error('fastify has not created its server yet');
     for (const host of hosts) {
       const server = http.createServer(SERVER_OPTIONS, handler);
+      // fastify answers its own server's parse errors (`clientErrorHandler`); these are the proxy's
+      server.on('clientError', answerClientError);
       this.servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -2,6 +2,7 @@ import Fastify from 'fastify';
 import { authHook } from './auth-hook.js';
 import { CallRecorder } from './call-recorder.js';
 import { CallSequence } from './call-sequence.js';
+import { answerClientError } from './client-error.js';
 import { registerControlRoutes } from './control-routes.js';
 import { openAIErrorBody } from './http-error.js';
 import { InFlightCalls } from './in-flight.js';
@@ -36,7 +37,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   const bodyLimit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const logger = opts.logger ?? console;
   const servers = new MultiHostServers();
-  const app = Fastify({ bodyLimit, logger: false, serverFactory: servers.factory, return503OnClosing: true });
+  const app = Fastify({ bodyLimit, logger: false, serverFactory: servers.factory, return503OnClosing: true, clientErrorHandler: answerClientError });
 
   const pool = new UpstreamPool(opts.upstreams, { ...DEFAULT_RETRY, ...opts.retry }, opts.sampling, opts.upstreamTimeouts);
   const recorder = new CallRecorder(opts.sink, logger);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startProxy } from '../../../src/proxy/server.js';
@@ -54,6 +55,47 @@ describe('proxy server', () => {
     }
     await sink.waitFor(2);
     expect(sink.calls.map((c) => c.seq)).toEqual([1, 2]);
+  });
+
+  it('names what the HTTP parser refuses (a control character in a header, huge headers, no HTTP at all) on every host, and keeps serving', async () => {
+    const fake: FakeVllm = await startFakeVllm();
+    const session = { rolloutId: 'r-raw', runId: 'run', taskId: 't', secret: 's-raw' };
+    const proxy = await startProxy({
+      upstreams: [{ url: fake.url, kind: 'vllm' }],
+      sessions: { bySecret: (secret) => (secret === session.secret ? session : undefined) },
+      sink: new MemorySink(),
+      hosts: ['127.0.0.1', '127.0.0.2'],
+      logger: new MemoryLogger(),
+    });
+    cleanups.push(async () => {
+      await proxy.close();
+      await fake.close();
+    });
+    const raw = (host: string, request: string) =>
+      new Promise<{ status: number; body: { error: { message: string; code: string } } }>((resolve, reject) => {
+        const socket = net.connect(proxy.port, host, () => socket.write(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head, body] = answer.split('\r\n\r\n');
+          resolve({ status: Number(head?.split(' ')[1]), body: JSON.parse(body ?? '') });
+        });
+      });
+    for (const host of ['127.0.0.1', '127.0.0.2']) {
+      const control = await raw(host, `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${session.secret}\x01\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(control.status).toBe(400);
+      expect(control.body.error).toMatchObject({ code: 'malformed_http_request' });
+      expect(control.body.error.message).toMatch(/a request header holds a character HTTP does not allow/);
+      const huge = await raw(host, `GET /v1/models HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(huge.status).toBe(431);
+      expect(huge.body.error.message).toMatch(/headers are larger than this server accepts \(\d+ bytes\)/);
+      const notHttp = await raw(host, 'HELLO\r\n\r\n');
+      expect(notHttp.status).toBe(400);
+      expect(notHttp.body.error.message).toMatch(/^the request is not valid HTTP\/1\.1 \(HPE_/);
+      const client = new OpenAI({ baseURL: `http://${host}:${proxy.port}/s/${session.secret}/v1`, apiKey: 'x', maxRetries: 0 });
+      expect((await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES })).choices[0]?.message.content).toBe('Hello from the fake upstream.');
+    }
   });
 
   it('finishes in-flight calls and their records before close resolves', async () => {
