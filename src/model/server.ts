@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Task } from '../config/task.js';
+import { clientErrorAnswer } from '../util/client-error.js';
 import { chatCompletionBody, newCompletionId, type ResponseInput } from './chat-response.js';
 import { chatCompletionEvents, streamPauses } from './chat-stream.js';
 import { renderPrompt } from './chat-template.js';
@@ -70,7 +71,11 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
   const resolveTask = createTaskResolver(options.tasks ?? []);
   const started = Math.floor(Date.now() / 1000);
 
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, forceCloseConnections: true });
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    forceCloseConnections: true,
+    clientErrorHandler: clientErrorAnswer((message, status) => openAiErrorBody(status, message, null, 'malformed_http_request')),
+  });
 
   app.addHook('onRequest', async (_request, reply) => {
     reply.header(SIM_HEADER, policy.name);

@@ -1,3 +1,5 @@
+import { clientErrorAnswer } from '../util/client-error.js';
+
 /** An error the proxy answers itself, with an HTTP status and an OpenAI-style type and code. */
 export class ProxyHttpError extends Error {
   constructor(
@@ -18,6 +20,9 @@ export interface OpenAIErrorBody {
 export function openAIErrorBody(message: string, type: string, code: string | null): OpenAIErrorBody {
   return { error: { message, type, code } };
 }
+
+/** The proxy's answer to a request Node's HTTP parser refused, on every host it serves. */
+export const answerClientError = clientErrorAnswer((message, status) => openAIErrorBody(message, errorTypeForStatus(status), 'malformed_http_request'));
 
 /** OpenAI's error `type` for a status, used when the error came from elsewhere (fastify, upstream). */
 export function errorTypeForStatus(status: number): string {

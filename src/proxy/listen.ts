@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError } from './client-error.js';
+import { answerClientError } from './http-error.js';
 
 /** Node server options matching fastify's defaults for long-lived keep-alive clients. */
 const SERVER_OPTIONS: http.ServerOptions = { keepAliveTimeout: 72_000, requestTimeout: 0, noDelay: true };

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { clientErrorAnswer } from '../util/client-error.js';
 import { UserError } from '../util/errors.js';
 import { OPENAPI } from './openapi.js';
 import type { RolloutService } from './rollout-service.js';
@@ -13,7 +14,7 @@ function error(message: string) {
 
 /** The rollout service's HTTP API (documented in ./openapi.ts). */
 export function buildServiceApp(service: RolloutService): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => error(message)) });
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     const status = err.statusCode && err.statusCode < 500 ? err.statusCode : err instanceof UserError ? 400 : 500;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceImage } from '../helpers/docker.js';
+import { rawHttp } from '../helpers/raw-http.js';
 import { makeSuite } from '../helpers/tasks.js';
 
 /** The rollout service as a trainer sees it: the built CLI (`openforge serve`) over real HTTP. */
@@ -89,6 +90,10 @@ describe('openforge serve (rollout service)', () => {
     expect((await api('GET', '/v1/rollouts/nope')).status).toBe(404);
     expect((await api('GET', '/v1/rollouts/nope?wait=forever')).status).toBe(400);
     expect((await api('GET', '/v2/whatever')).status).toBe(404);
+    const { hostname, port } = new URL(base);
+    const notHttp = await rawHttp(Number(port), hostname, 'HELLO\r\n\r\n');
+    expect(notHttp.status).toBe(400);
+    expect(notHttp.body.error.message).toMatch(/^the request is not valid HTTP\/1\.1/);
     const spec = await api('GET', '/openapi.json');
     expect(spec.json.paths['/v1/rollouts'].post).toBeDefined();
     expect((await api('GET', '/health')).status).toBe(200);

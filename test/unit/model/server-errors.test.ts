@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../../src/model/server.js';
+import { rawHttp } from '../../helpers/raw-http.js';
 import { INSTRUCTION, OPENAI_BASH, makeTask, removeTaskDirs } from './fixtures.js';
 import { postJson } from './http-client.js';
 
@@ -81,6 +82,15 @@ describe('sim server, bad input', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('names what its HTTP parser refuses in its error body, and keeps serving', async () => {
+    const { hostname, port } = new URL(server.url);
+    const refused = await rawHttp(Number(port), hostname, `POST /v1/chat/completions HTTP/1.1\r\nHost: sim\r\nX-Key: a\x01b\r\n\r\n`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: 'invalid_request_error', code: 'malformed_http_request' });
+    expect(refused.body.error.message).toMatch(/a request header holds a character HTTP does not allow/);
+    expect((await fetch(`${server.url}/models`)).status).toBe(200);
   });
 
   it('answers 404 JSON for unknown routes', async () => {

@@ -1,8 +1,8 @@
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startProxy } from '../../../src/proxy/server.js';
 import type { RecordedCall } from '../../../src/store/types.js';
+import { rawHttp } from '../../helpers/raw-http.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm-upstream.js';
 import { MemoryLogger, MemorySink, startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
@@ -71,17 +71,7 @@ describe('proxy server', () => {
       await proxy.close();
       await fake.close();
     });
-    const raw = (host: string, request: string) =>
-      new Promise<{ status: number; body: { error: { message: string; code: string } } }>((resolve, reject) => {
-        const socket = net.connect(proxy.port, host, () => socket.write(request));
-        let answer = '';
-        socket.on('data', (chunk) => (answer += chunk.toString()));
-        socket.on('error', reject);
-        socket.on('close', () => {
-          const [head, body] = answer.split('\r\n\r\n');
-          resolve({ status: Number(head?.split(' ')[1]), body: JSON.parse(body ?? '') });
-        });
-      });
+    const raw = (host: string, request: string) => rawHttp(proxy.port, host, request);
     for (const host of ['127.0.0.1', '127.0.0.2']) {
       const control = await raw(host, `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${session.secret}\x01\r\nContent-Length: 2\r\n\r\n{}`);
       expect(control.status).toBe(400);
