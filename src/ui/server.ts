@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { forkRollout, planFork } from '../rollout/fork.js';
 import { planReplay, replayRollout } from '../rollout/replay.js';
+import { clientErrorAnswer } from '../util/client-error.js';
 import { UserError } from '../util/errors.js';
 import { packageRoot } from '../util/paths.js';
 import { readArtifact } from './artifacts.js';
@@ -41,7 +42,7 @@ function error(message: string) {
 export function buildInspectorApp(options: InspectorOptions): { app: FastifyInstance; jobs: JobRunner } {
   const { folder } = options;
   const jobs = new JobRunner();
-  const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => error(message)) });
   const assetsDir = path.join(packageRoot(), 'src', 'ui', 'assets');
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
