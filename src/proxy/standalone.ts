@@ -59,10 +59,22 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
   };
   try {
     const upstreams = await resolveUpstreams(options, cleanups);
+    // the store file is locked against a second writer until the store is closed
     const releaseLock = acquireStoreLock(options.dbFile);
-    cleanups.push(async () => releaseLock());
-    const store = await Store.open(options.dbFile, { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
-    cleanups.splice(cleanups.length - 1, 0, () => store.close());
+    let store: Store;
+    try {
+      store = await Store.open(options.dbFile, { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
+    } catch (err) {
+      releaseLock();
+      throw err;
+    }
+    cleanups.push(async () => {
+      try {
+        await store.close();
+      } finally {
+        releaseLock();
+      }
+    });
     const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
     const runId = `proxy-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
     const sessions = new StandaloneSessions({ runId, open: options.open, reserved: [adminToken] });
