@@ -195,7 +195,8 @@ export class RolloutTrajectoryBuilder {
       response_logprobs: segment.responseLogprobs,
       reward_score: ctx.reward,
       num_turns: segment.callSeqs.length,
-      uid: ctx.taskId,
+      // a rollout recorded for no task (a standalone proxy's open token) is a group of its own
+      uid: ctx.taskId || ctx.rolloutId,
       rollout_id: ctx.rolloutId,
       segment: segment.index,
       break_reason: segment.breakReason,

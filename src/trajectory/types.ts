@@ -47,7 +47,7 @@ export interface TrajectorySample {
   reward_score: number | null;
   /** Model calls merged into this sample. */
   num_turns: number;
-  /** Task id: the GRPO group. */
+  /** Task id: the GRPO group (the rollout id for a rollout recorded for no task, a group of its own). */
   uid: string;
   rollout_id: string;
   /** 0, 1, 2 … in the order the segments of the rollout started. */

@@ -51,6 +51,9 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     });
     const open = new OpenAI({ baseURL: `${proxy.proxy.url}/v1`, apiKey: 'open-7', maxRetries: 0, defaultHeaders: { 'x-openforge-task': 'hello' } });
     await open.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS });
+    // and one that names no task (the sim finds it in the instruction): a rollout of no task
+    const untasked = new OpenAI({ baseURL: `${proxy.proxy.url}/v1`, apiKey: 'open-untasked', maxRetries: 0 });
+    await untasked.chat.completions.create({ model: 'policy', messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }], tools: TOOLS });
 
     // the grader's reward; unknown rollouts, bad rewards and callers without the admin token are refused
     expect(await control(proxy, 'rollouts/graded-1/reward', { reward: 1, details: { tests: 'passed' } })).toEqual({ status: 200, body: { rollout_id: 'graded-1', reward: 1 } });
@@ -68,7 +71,7 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     await expect(start(dbFile)).rejects.toThrow(UserError);
     await expect(start(dbFile)).rejects.toThrow(/in use by another openforge process/);
 
-    expect(await proxy.close()).toEqual({ rollouts: 2, calls: 3, graded: 1 });
+    expect(await proxy.close()).toEqual({ rollouts: 3, calls: 4, graded: 1 });
     running = undefined;
     expect(existsSync(lockFileOf(dbFile))).toBe(false);
 
@@ -80,6 +83,7 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     expect(run).toMatchObject({ id: proxy.runId, status: 'finished' });
     // the open token's rollout takes the task its client named
     expect(rollouts.map((r) => [r.id, r.taskId, r.sampleIndex, r.status, r.reward, r.rewardDetails, r.harness])).toEqual([
+      ['open-untasked', '', 0, 'finished', null, null, 'external'],
       ['graded-1', 'hello', 0, 'finished', 1, { tests: 'passed' }, 'external'],
       ['open-7', 'hello', 1, 'finished', null, null, 'external'],
     ]);
@@ -87,7 +91,7 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     // the store file itself is a valid argument; rollouts without a reward are left out unless asked for
     const out = path.join(dir, 'train.jsonl');
     const report = await exportRun(dbFile, { format: 'verl', out });
-    expect(report).toMatchObject({ runId: proxy.runId, rolloutsExported: 1, rows: 1, simulated: true, interrupted: false, skipped: { withoutReward: 1 } });
+    expect(report).toMatchObject({ runId: proxy.runId, rolloutsExported: 1, rows: 1, simulated: true, interrupted: false, skipped: { withoutReward: 2 } });
     const [row] = readJsonl(out);
     expect(row).toMatchObject({ rollout_id: 'graded-1', uid: 'hello', reward_score: 1, num_turns: 2, harness: 'external' });
     // the sample is the recorded tokens: the first prompt, then both completions with the tool result between
@@ -108,8 +112,10 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     }
 
     const all = await exportRun(dbFile, { format: 'verl', out, unrewarded: true });
-    expect(all).toMatchObject({ rolloutsExported: 2, skipped: { withoutReward: 0 } });
+    expect(all).toMatchObject({ rolloutsExported: 3, skipped: { withoutReward: 0 } });
+    // a rollout of no task is a GRPO group of its own
     expect(readJsonl(out).map((r) => [r.rollout_id, r.uid, r.reward_score])).toEqual([
+      ['open-untasked', 'open-untasked', null],
       ['graded-1', 'hello', 1],
       ['open-7', 'hello', null],
     ]);
