@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,6 +68,14 @@ describe('export and stats on bad input', () => {
     const empty = path.join(run.dir, 'empty', 'inner');
     mkdirSync(empty, { recursive: true });
     expect((await rejection(exportRun(empty, { format: 'verl' }))).message).toMatch(/inner has no openforge\.db: it is not an OpenForge run folder/);
+    // a file that is not a store is named, and left as it was (opening it would write a schema into it)
+    for (const [name, text] of [['empty.db', ''], ['notes.txt', 'hello\n']] as const) {
+      const file = path.join(run.dir, name);
+      writeFileSync(file, text);
+      expect((await rejection(exportRun(file, { format: 'verl' }))).message).toMatch(`${file} is not an OpenForge store: not a SQLite database`);
+      expect((await rejection(trajectoryStats(file))).message).toMatch(`${file} is not an OpenForge store: not a SQLite database`);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+    }
     expect((await rejection(exportRun(run.dir, { format: 'csv' }))).message).toMatch(/unknown export format "csv"[\s\S]*verl, sft/);
     expect((await rejection(exportRun(run.dir, { format: 'sft', out: path.join(run.dir, 'x.parquet') }))).message).toMatch(/--format sft writes JSONL only/);
     expect((await rejection(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'x.csv') }))).message).toMatch(/cannot tell the file type of .*x\.csv/);
