@@ -18,10 +18,9 @@ export const EXTERNAL_HARNESS = 'external';
  * What `openforge proxy` stores besides its calls, so that `openforge export` and `stats` read its
  * store as a run: a run row while it serves, and a rollout row for each rollout the first time one of
  * its calls is recorded (its task: the one its session was created for, else the one its first call
- * was served for, if any). Rewards come from
- * whoever grades the rollouts (`POST /control/rollouts/<id>/reward`). A rollout id already in the
- * store (a restarted proxy on the same file, a client reusing an open token) stays in the run it
- * started in, and its new calls with it.
+ * was served for, if any). Rewards come from whoever grades the rollouts
+ * (`POST /control/rollouts/<id>/reward`). A rollout id already in the store (a restarted proxy on the
+ * same file, a client reusing an open token) stays in the run it started in, and its new calls with it.
  */
 export class StandaloneRun implements CallSink, RolloutGrades {
   /** Rollouts whose row is written or being written, and whether this run added it. */
