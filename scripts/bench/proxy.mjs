@@ -37,7 +37,7 @@
 //                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0][,proxy-alt]] [--skip-memory]
-//                                [--streams-only (instant upstream: the measured rounds run streams alone, 4× as many, and CPU is per stream)]
+//                                [--streams-only (the measured rounds run streams alone, 4× as many, and CPU is per stream)]
 //                                [--alt-node-flags='--flag …' (the proxy-alt target: the recording proxy under other Node / V8 flags)]
 //                                [--alt-dist DIR (the proxy-alt target: the recording proxy of another build, e.g. an earlier commit's dist/)]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
@@ -388,10 +388,13 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   // what the proxy adds to every upstream request, sent by the other targets themselves: same upstream work
   const tokenCapture = { logprobs: true, return_token_ids: true };
   const streamCapture = { ...tokenCapture, stream_options: { include_usage: true } };
-  // streams are capped at 8 tokens: TTFB/TTFT are about their start, and a long tail only costs time
+  // instant streams are capped at 8 tokens: TTFB/TTFT are about their start, and a long tail only costs
+  // time; paced streams carry the whole answer, as the paced non-streamed calls do, so that clients
+  // call as often and the proxy relays every token of it
+  const streamCap = speed === 'instant' ? { max_tokens: 8 } : {};
   const bodies = (capture) => ({
     whole: JSON.stringify({ ...requestBody(false), ...(capture ? tokenCapture : {}) }),
-    stream: JSON.stringify({ ...requestBody(true), max_tokens: 8, ...(capture ? streamCapture : {}) }),
+    stream: JSON.stringify({ ...requestBody(true), ...streamCap, ...(capture ? streamCapture : {}) }),
   });
   const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false), 'proxy-alt': bodies(false) };
 
@@ -405,10 +408,12 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   let runs = 0;
   for (const concurrency of levels) {
     // paced calls last ~0.25 s each: fewer of them, though enough (60 per client by default) that a p99
-    // is not a handful of unlucky calls; streams are paced in both speeds, measured once
+    // is not a handful of unlucky calls. Streams run at the instant upstream (no tool time: the clients'
+    // streams start in waves, a worst case) and the paced one (a tool between streams, as a harness
+    // does); lockstep's waves are instant's for a stream, so it measures none.
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
     const requests = streamsOnly ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
-    const streams = paced ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsOnly ? 4 : 1));
+    const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsOnly ? 4 : 1));
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
@@ -533,8 +538,9 @@ async function main() {
   const policy = { name: 'bench', respond: () => ({ content: ANSWER, toolCalls: [] }) };
   const speeds = values.upstreams.split(',');
   for (const s of speeds) if (!UPSTREAMS.includes(s)) throw new Error(`unknown upstream ${s}: use ${UPSTREAMS.join(', ')}`);
-  // only the instant upstream streams in this bench
-  if (streamsOnly) speeds.splice(0, speeds.length, 'instant');
+  // lockstep measures no streams (see runMode)
+  if (streamsOnly && speeds.includes('lockstep')) speeds.splice(speeds.indexOf('lockstep'), 1);
+  if (!speeds.length) throw new Error('--streams-only: lockstep measures no streams; use --upstreams instant or paced');
   const paceTokenMs = Number(values['pace-token-ms']);
   const toolMs = Number(values['tool-ms']);
   const pacedCallsPerClient = Number(values['paced-calls-per-client']);
@@ -654,14 +660,16 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}  ${f(row.mainThreadCpuUsPerCall[target], 0).padStart(7)}`);
       }
     }
-    if (speed === 'instant') console.log('streaming p50 (ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct');
-    if (speed === 'instant') console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  errors');
-    for (const row of speed === 'instant' ? rows : []) {
+    const streamed = speed !== 'lockstep';
+    const arrivals = speed === 'instant' ? 'each client streams again at once: streams start in waves, a worst case' : `each client runs a tool for ${toolMs} ms on average between streams`;
+    if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct, added = proxy − direct`);
+    if (streamed) console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  TTFB added  errors');
+    for (const row of streamed ? rows : []) {
       const d = row.stream.direct;
       for (const target of targets) {
         const r = row.stream[target];
         if (!r) continue;
-        const ratios = target === 'direct' || !d ? ''.padEnd(22) : `${f(r.ttfbP50 / d.ttfbP50).padStart(10)}  ${f(r.ttftP50 / d.ttftP50).padStart(10)}`;
+        const ratios = target === 'direct' || !d ? ''.padEnd(34) : `${f(r.ttfbP50 / d.ttfbP50).padStart(10)}  ${f(r.ttftP50 / d.ttftP50).padStart(10)}  ${f(r.ttfbP50 - d.ttfbP50).padStart(10)}`;
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.ttfbP50).padStart(5)}  ${f(r.ttftP50).padStart(6)}  ${f(r.ttftP99).padStart(8)}  ${ratios}  ${String(r.errors).padStart(6)}`);
       }
     }
@@ -674,7 +682,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         if (!w) continue;
         level.targets[target] = {
           p50: w.p50, p99: w.p99, hop: w.hopPercentiles, hopP99ByRound: w.hopP99ByRound, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
+          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
           ttfbP50: st.ttfbP50, ttftP50: st.ttftP50,
         };
       }
