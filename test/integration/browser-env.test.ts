@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthResponse, Observation } from '../../src/envs/browser/actions.js';
 import { CLICK_BRAVO } from '../fixtures/browser-pages/recorded-actions.js';
 import { type BrowserEnvContainer, refOf, startBrowserEnv } from '../helpers/browser-env.js';
+import { rawHttp } from '../helpers/raw-http.js';
 
 const runId = `test-browser-env-${process.pid}`;
 const TARGETS = 'http://127.0.0.1:8000/targets.html';
@@ -134,6 +135,14 @@ describe('the env server', { timeout: 240_000 }, () => {
   it('rejects a malformed request with 400 naming the field', async () => {
     await expect(env.post('/step', { schema: 'klingon', action: {} })).rejects.toMatchObject({ status: 400, body: expect.stringContaining('schema') });
     await expect(env.post('/step', {})).rejects.toMatchObject({ status: 400, body: expect.stringContaining('(a list)') });
+  });
+
+  it('answers a request its HTTP parser refuses with an error naming the problem, and serves on', async () => {
+    const { hostname, port } = new URL(env.url);
+    const broken = await rawHttp(Number(port), hostname, `GET /health HTTP/1.1\r\nHost: env\r\nX-Token: abc\u0001def\r\n\r\n`);
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatch(/character HTTP does not allow.*line break or control character/);
+    expect((await env.get<HealthResponse>('/health')).ok).toBe(true);
   });
 });
 

@@ -10,6 +10,7 @@ import { packageRoot } from '../../util/paths.js';
 import { harnessRoot } from '../../harness/layer.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
+import { moduleClosure } from './compiled-modules.js';
 import { readExtraCa } from './extra-ca.js';
 import { populateHarnessVolume, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
 
@@ -170,10 +171,12 @@ export class ImageBuilder {
     const dir = path.join(root, 'images/browser');
     const app = path.join(root, 'dist/envs/browser');
     if (!existsSync(path.join(app, 'server/main.js'))) throw new UserError(`${app}/server/main.js is missing`, 'run `npm run build` first');
-    const compiled = readTree(app)
+    // the env server's modules and whatever they import from the rest of the project, laid out as in dist/
+    const dist = path.join(root, 'dist');
+    const entries = readTree(app)
       .filter((f) => f.name.endsWith('.js') && !f.name.startsWith('importers/'))
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((f) => ({ name: `app/envs/browser/${f.name}`, content: f.content }));
+      .map((f) => path.join('envs/browser', f.name));
+    const compiled = moduleClosure(dist, entries).map((name) => ({ name: `app/${name.split(path.sep).join('/')}`, content: readFileSync(path.join(dist, name)) }));
     return [
       ...BROWSER_FILES.map((f) => ({ name: f, content: readFileSync(path.join(dir, f)), mode: f === 'start-browser-env' ? 0o755 : 0o644 })),
       ...compiled,

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { clientErrorAnswer } from '../../../util/client-error.js';
 import { type HealthResponse, ResetRequestSchema, StepRequestSchema } from '../actions.js';
 import type { BrowserEnv } from './browser-env.js';
 import { EvaluatorError, evaluate } from './evaluate.js';
@@ -18,7 +19,7 @@ function badRequest(error: z.ZodError): { error: string } {
 
 /** The env server's HTTP API (GUI-CONTRACT.md): /health, /reset, /step, /observation, /evaluate, /mcp. */
 export function buildApp(env: BrowserEnv, options: AppOptions): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => ({ error: message })) });
 
   app.get('/health', async (): Promise<HealthResponse> => {
     const up = env.host.running || !!(await env.host.get().catch(() => undefined));
