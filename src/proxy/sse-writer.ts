@@ -38,18 +38,25 @@ export class SseWriter {
   }
 
   async write(events: SseEvent[]): Promise<void> {
-    if (events.length === 0 || !this.writable()) return;
+    if (!this.writeNow(events)) await new Promise<void>((resolve) => this.whenDrained(resolve));
+  }
+
+  /** Writes the events in one send; false when the harness's socket is full (see `whenDrained`). */
+  writeNow(events: SseEvent[]): boolean {
+    if (events.length === 0 || !this.writable()) return true;
     const text = events.length === 1 ? format(events[0] as SseEvent) : events.map(format).join('');
-    if (this.res.write(text)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
-        resolve();
-      };
-      this.res.on('drain', done);
-      this.res.on('close', done);
-    });
+    return this.res.write(text);
+  }
+
+  /** Calls `then` once the harness has read what was written, or is gone. */
+  whenDrained(then: () => void): void {
+    const done = () => {
+      this.res.off('drain', done);
+      this.res.off('close', done);
+      then();
+    };
+    this.res.on('drain', done);
+    this.res.on('close', done);
   }
 
   end(): void {

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { parseAnswer } from '../../engine-wire/answer-json.js';
 import type { ChatBody } from '../../engine-wire/chat-wire.js';
@@ -10,25 +9,28 @@ export const STREAM_DONE = Symbol('stream done');
 const MAX_EVENT_CHARS = 64 * 1024 * 1024;
 
 /**
- * Parses an upstream SSE body into chunk objects as the bytes arrive. Ends after [DONE] (the rest
- * of the body is drained so the keep-alive socket can be reused) or when the body ends; throws
- * on a connection error or an event that is not JSON.
+ * Parses an upstream SSE body into chunk objects as its bytes are read: `feed` hands each chunk the
+ * bytes completed to `onChunk`, in order. After [DONE] it hands over nothing more (the caller reads
+ * the rest of the body so the keep-alive socket can be reused). Throws on an event that is not JSON,
+ * after handing over the chunks before it.
  */
-export async function* upstreamChunks(response: IncomingMessage): AsyncGenerator<ChatBody | typeof STREAM_DONE> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event), maxBufferSize: MAX_EVENT_CHARS });
-  const decoder = new TextDecoder();
-  let done = false;
-  for await (const part of response) {
-    if (done) continue;
-    parser.feed(decoder.decode(part as Buffer, { stream: true }));
-    for (const event of events.splice(0)) {
+export class UpstreamChunkParser {
+  private readonly events: EventSourceMessage[] = [];
+  private readonly parser = createParser({ onEvent: (event) => this.events.push(event), maxBufferSize: MAX_EVENT_CHARS });
+  private readonly decoder = new TextDecoder();
+  private done = false;
+
+  feed(part: Buffer, onChunk: (chunk: ChatBody | typeof STREAM_DONE) => void): void {
+    if (this.done) return;
+    this.parser.feed(this.decoder.decode(part, { stream: true }));
+    const events = this.events.splice(0);
+    for (const event of events) {
       if (event.data === '[DONE]') {
-        done = true;
-        yield STREAM_DONE;
-        break;
+        this.done = true;
+        onChunk(STREAM_DONE);
+        return;
       }
-      yield parseChunk(event.data);
+      onChunk(parseChunk(event.data));
     }
   }
 }

@@ -44,6 +44,10 @@ export interface FakeVllm {
   /** Resolves when a request's connection first closes before the fake finished its answer. */
   firstEarlyClose: Promise<void>;
   earlyCloses: number;
+  /** Streams the fake wrote to the end (every event handed to its socket). */
+  streamsFinished: number;
+  /** Bytes of stream events handed to its sockets so far. */
+  bytesStreamed: number;
   /** Scenarios for the next requests, in order; when empty, requests get `{kind: 'text'}`. */
   script: Scenario[];
   close(): Promise<void>;
@@ -79,6 +83,8 @@ export async function startFakeVllm(): Promise<FakeVllm> {
     produced: [],
     firstEarlyClose: Promise.resolve(),
     earlyCloses: 0,
+    streamsFinished: 0,
+    bytesStreamed: 0,
     script: [],
     close: () => app.close(),
   };
@@ -127,7 +133,7 @@ export async function startFakeVllm(): Promise<FakeVllm> {
     const answer = new Answer(body, scenario);
     fake.produced.push(answer.produced);
     if (body.stream === true) {
-      await answer.stream(res, scenario);
+      if (await answer.stream(res, scenario, (bytes) => (fake.bytesStreamed += bytes))) fake.streamsFinished++;
       return;
     }
     if (scenario.kind === 'hold') await scenario.gate;
@@ -208,11 +214,19 @@ class Answer {
     res.end(text);
   }
 
-  async stream(res: ServerResponse, scenario: Scenario): Promise<void> {
+  /** True when it wrote the whole stream. */
+  async stream(res: ServerResponse, scenario: Scenario, sent: (bytes: number) => void): Promise<boolean> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     // resolves once the bytes are handed to the socket, so a later destroy() cannot swallow them
-    const send = (data: unknown) =>
-      new Promise<void>((resolve) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`, () => resolve()));
+    const send = (data: unknown) => {
+      const event = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+      return new Promise<void>((resolve) =>
+        res.write(event, () => {
+          sent(event.length);
+          resolve();
+        }),
+      );
+    };
     await send(
       this.chunk({ role: 'assistant', content: '' }, null, [], {
         ...(this.withIds ? { prompt_token_ids: this.produced.promptTokenIds } : {}),
@@ -227,12 +241,12 @@ class Answer {
         } else {
           res.destroy();
         }
-        return;
+        return false;
       }
       await send(this.chunk(this.deltaFor(token, i), null, [token]));
       if (i === 0 && scenario.kind === 'hold') await scenario.gate;
-      if (i === 0 && scenario.kind === 'hang') return;
-      if (res.destroyed) return;
+      if (i === 0 && scenario.kind === 'hang') return false;
+      if (res.destroyed) return false;
     }
     await send(this.chunk({}, this.isTool ? 'tool_calls' : 'stop', []));
     if (this.body.stream_options && (this.body.stream_options as { include_usage?: boolean }).include_usage) {
@@ -240,6 +254,7 @@ class Answer {
     }
     await send('[DONE]');
     res.end();
+    return true;
   }
 
   private deltaFor(token: Token, i: number): Record<string, unknown> {
