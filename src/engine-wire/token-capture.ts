@@ -20,6 +20,19 @@ function isPromptIds(value: unknown): value is TokenIds {
   return value instanceof Int32Array || isIdList(value);
 }
 
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * A prompt's ids as an Int32Array, as a whole answer's are read from its bytes: half the memory of a
+ * JS array (a stream holds them until it ends), and posted to the writing thread as one copy instead
+ * of element by element. Ids beyond int32 (no vocabulary is that large) stay as they came.
+ */
+function compactIds(ids: TokenIds): TokenIds {
+  if (ids instanceof Int32Array) return ids;
+  for (const id of ids) if (id < 0 || id > INT32_MAX) return ids;
+  return Int32Array.from(ids);
+}
+
 function firstChoice(body: ChatBody): ChatChoice | undefined {
   if (!Array.isArray(body.choices)) return undefined;
   return body.choices.find((c) => typeof c === 'object' && c !== null && (c.index ?? 0) === 0);
@@ -49,7 +62,7 @@ export class TokenCapture {
   private outputWithoutIds = false;
 
   addResponse(body: ChatBody): void {
-    if (isPromptIds(body.prompt_token_ids)) this.promptIds = body.prompt_token_ids;
+    if (isPromptIds(body.prompt_token_ids)) this.promptIds = compactIds(body.prompt_token_ids);
     const choice = firstChoice(body);
     if (!choice) return;
     if (isIdList(choice.token_ids)) this.completionIds = choice.token_ids;
@@ -58,7 +71,7 @@ export class TokenCapture {
   }
 
   addChunk(chunk: ChatBody): void {
-    if (isPromptIds(chunk.prompt_token_ids)) this.promptIds ??= chunk.prompt_token_ids;
+    if (this.promptIds === null && isPromptIds(chunk.prompt_token_ids)) this.promptIds = compactIds(chunk.prompt_token_ids);
     const choice = firstChoice(chunk);
     if (!choice) return;
     if (isIdList(choice.token_ids)) {

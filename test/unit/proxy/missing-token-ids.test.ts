@@ -30,12 +30,19 @@ describe('answers without token ids', () => {
     capture.addChunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{}' } }] } }] });
     capture.addChunk({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls', token_ids: [8] }] });
     expect(capture.result()).toEqual({
-      promptTokenIds: [1, 2],
+      // held as an Int32Array, as a whole answer's ids read from its bytes are
+      promptTokenIds: Int32Array.of(1, 2),
       completionTokenIds: [7, 8],
       logprobs: null,
       finishReason: 'tool_calls',
       missingTokenIds: true,
     });
+  });
+
+  it('keeps prompt ids beyond int32 as they came instead of wrapping them', () => {
+    const capture = new TokenCapture();
+    capture.addChunk({ prompt_token_ids: [1, 2 ** 31], choices: [{ index: 0, delta: { content: 'a' }, token_ids: [7], finish_reason: 'stop' }] });
+    expect(capture.result().promptTokenIds).toEqual([1, 2 ** 31]);
   });
 
   it('keeps logprobs only when there is one per completion token', () => {
