@@ -414,7 +414,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
     const requests = streamsOnly ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsOnly ? 4 : 1));
-    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [] }]));
+    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
       for (const sample of result.samples) {
@@ -467,7 +467,9 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
             await drain(target);
             return stream;
           };
-          collected[target].stream.push(...(await (streamsOnly ? cpu(measureStreams) : measureStreams())).samples);
+          const { samples } = await (streamsOnly ? cpu(measureStreams) : measureStreams());
+          collected[target].stream.push(...samples);
+          collected[target].ttfbP50ByRound.push(summarize(samples).ttfbP50);
         }
       }
     }
@@ -475,7 +477,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     for (const target of targets) {
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
-      row.stream[target] = summarize(c.stream);
+      row.stream[target] = { ...summarize(c.stream), ttfbP50ByRound: c.ttfbP50ByRound };
       // per non-streamed call; per stream with --streams-only
       const calls = streamsOnly ? c.stream.length : c.whole.length;
       if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / calls;
@@ -640,7 +642,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
     console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
     // with the sim saturated (instant), a call's hop includes its wait in the sim's socket queue, which
     // depends on how fast each target feeds the sim: there, added compares end-to-end percentiles
-    const paired = speed !== 'instant';
+    const paired = speed !== 'instant' && !streamsOnly;
     const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
     if (streamsOnly) {
       for (const row of rows) console.log(`${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}`).join('; ')}`);
@@ -673,6 +675,13 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.ttfbP50).padStart(5)}  ${f(r.ttftP50).padStart(6)}  ${f(r.ttftP99).padStart(8)}  ${ratios}  ${String(r.errors).padStart(6)}`);
       }
     }
+    // direct streams in every round too: a target's TTFB minus direct's in the same round shows how much of the gap is noise
+    const ttfbAddedByRound = (row, target) => row.stream[target].ttfbP50ByRound.map((x, i) => (x === null || row.stream.direct?.ttfbP50ByRound[i] == null ? null : x - row.stream.direct.ttfbP50ByRound[i]));
+    const signed = (x) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${f(x)}`);
+    for (const row of streamed && targets.includes('direct') ? rows : []) {
+      const others = targets.filter((t) => t !== 'direct' && row.stream[t]);
+      console.log(`TTFB added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${ttfbAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`);
+    }
     for (const row of rows) {
       const d = row.whole.direct;
       const level = { concurrency: row.concurrency, cpuUsPerCall: row.cpuUsPerCall, mainThreadCpuUsPerCall: row.mainThreadCpuUsPerCall, targets: {} };
@@ -682,7 +691,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
         if (!w) continue;
         level.targets[target] = {
           p50: w.p50, p99: w.p99, hop: w.hopPercentiles, hopP99ByRound: w.hopP99ByRound, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50, ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
+          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50, ttfbAddedMsByRound: streamed ? ttfbAddedByRound(row, target) : [], ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
           ttfbP50: st.ttfbP50, ttftP50: st.ttftP50,
         };
       }
