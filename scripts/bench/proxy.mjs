@@ -17,7 +17,12 @@
 // distributed, the same seeded sequence for every target), as a harness does: what the proxy sees in
 // production; `lockstep` — paced, with no tool time: the 64 calls started together also finish
 // together, forever, so each wave of 64 reaches the proxy at once and queues behind 64 × its CPU per
-// call (a worst case no real run keeps up). Latency is the model call's alone, never the tool time.
+// call (a worst case no real run keeps up); `engine` — paced as a GPU engine is: each answer's first
+// token waits for its prompt's prefill (--prefill-tokens-per-s, 50 000 by default: the bench's prompt in
+// ~46 ms), and a decode step lasts 5 ms or the answers in flight over the engine's decode throughput
+// (--decode-tokens-per-s, 12 500 by default: ~5 ms at 64 streams, ~20 ms at 256), as with continuous
+// batching; both rates are above published vLLM figures for an 8B model on an H100 (docs/perf.md). It
+// measures streams alone, with CPU per stream. Latency is the model call's alone, never the tool time.
 // Added latency is measured per call: the sim times each call it serves (request headers to the
 // answer's last byte, found by an id in the user message), and a call's `hop` is its latency at the
 // client minus that time: what the path between client and sim added. `added` compares each target's
@@ -34,7 +39,8 @@
 // token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
 // answers all of them alike.
 //   node scripts/bench/proxy.mjs [--levels 1,64,256] [--token-delay-ms 20] [--streams 1000] [--quick]
-//                                [--upstreams instant,paced,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
+//                                [--upstreams instant,paced,engine,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
+//                                [--prefill-tokens-per-s 50000] [--decode-tokens-per-s 12500]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
 //                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0][,proxy-alt]] [--skip-memory]
 //                                [--streams-only (the measured rounds run streams alone, 4× as many, and CPU is per stream)]
@@ -68,7 +74,9 @@ const { values } = parseArgs({
     sink: { type: 'string', default: 'store' },
     levels: { type: 'string', default: '1,64,256' },
     'token-delay-ms': { type: 'string', default: '20' },
-    upstreams: { type: 'string', default: 'instant,paced,lockstep' },
+    upstreams: { type: 'string', default: 'instant,paced,engine,lockstep' },
+    'prefill-tokens-per-s': { type: 'string', default: '50000' },
+    'decode-tokens-per-s': { type: 'string', default: '12500' },
     'pace-token-ms': { type: 'string', default: '5' },
     'tool-ms': { type: 'string', default: '100' },
     'paced-calls-per-client': { type: 'string', default: '60' },
@@ -346,7 +354,7 @@ function pinSelf(cpus) {
 
 const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink', 'proxy-nice0', 'proxy-alt'];
 const HOP_PERCENTILES = [50, 90, 95, 99, 99.9];
-const UPSTREAMS = ['instant', 'paced', 'lockstep'];
+const UPSTREAMS = ['instant', 'paced', 'engine', 'lockstep'];
 const ROUNDS = 3;
 
 /**
@@ -357,7 +365,9 @@ const ROUNDS = 3;
 async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: meanToolMs, pacedCallsPerClient }) {
   const simUrl = sim.url;
   const paced = speed !== 'instant';
-  const toolMs = speed === 'paced' ? meanToolMs : 0;
+  const toolMs = speed === 'paced' || speed === 'engine' ? meanToolMs : 0;
+  // the engine upstream measures streams alone, as --streams-only does everywhere
+  const streamsAlone = streamsOnly || speed === 'engine';
   const pinned = mode === 'pinned';
   if (pinned && !pinSelf('0')) throw new Error('taskset failed: cannot run the pinned mode');
   const hop = pinned ? 1 : undefined;
@@ -412,8 +422,8 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // streams start in waves, a worst case) and the paced one (a tool between streams, as a harness
     // does); lockstep's waves are instant's for a stream, so it measures none.
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
-    const requests = streamsOnly ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
-    const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsOnly ? 4 : 1));
+    const requests = streamsAlone ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
+    const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsAlone ? 4 : 1));
     const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
@@ -430,7 +440,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // few hundred calls, CPU per call still counted baseline-tier code and compilation.
     for (const target of targets) {
       await run(target, bodyFor[target].whole, 0, Math.round((paced ? WARMUP_CALLS_PACED : WARMUP_CALLS) * scale) + concurrency);
-      if (streams > 0) await run(target, bodyFor[target].stream, 0, streamsOnly ? Math.max(500, concurrency * 8) : concurrency);
+      if (streams > 0) await run(target, bodyFor[target].stream, 0, streamsAlone ? Math.max(500, concurrency * 8) : concurrency);
       await drain(target);
     }
     // The servers rotate and direct closes every round: the target that runs right after direct read
@@ -457,7 +467,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
           await drain(target);
           return whole;
         };
-        const whole = streamsOnly ? { samples: [], wallMs: 0 } : await cpu(measureWhole);
+        const whole = streamsAlone ? { samples: [], wallMs: 0 } : await cpu(measureWhole);
         collected[target].whole.push(...whole.samples);
         collected[target].hopP99ByRound.push(summarize(whole.samples).hopP99);
         collected[target].wholeWallMs += whole.wallMs;
@@ -467,7 +477,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
             await drain(target);
             return stream;
           };
-          const { samples } = await (streamsOnly ? cpu(measureStreams) : measureStreams());
+          const { samples } = await (streamsAlone ? cpu(measureStreams) : measureStreams());
           collected[target].stream.push(...samples);
           collected[target].ttfbP50ByRound.push(summarize(samples).ttfbP50);
         }
@@ -479,7 +489,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
       row.stream[target] = { ...summarize(c.stream), ttfbP50ByRound: c.ttfbP50ByRound };
       // per non-streamed call; per stream with --streams-only
-      const calls = streamsOnly ? c.stream.length : c.whole.length;
+      const calls = streamsAlone ? c.stream.length : c.whole.length;
       if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / calls;
       if (procs[target]) row.mainThreadCpuUsPerCall[target] = (c.mainCpuMs * 1000) / calls;
     }
@@ -493,7 +503,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   procs.passthrough.proc.send({ type: 'close' });
   loadgen.proc.send({ type: 'exit' });
   if (pinned) pinSelf(`0-${os.cpus().length - 1}`);
-  return { mode, speed, rows, recorded: closed.recorded, rssAfterLoad };
+  return { mode, speed, streamsAlone, rows, recorded: closed.recorded, rssAfterLoad };
 }
 
 /** A fresh proxy process holding `count` open streams from a very slow sim: its RSS. */
@@ -542,8 +552,12 @@ async function main() {
   for (const s of speeds) if (!UPSTREAMS.includes(s)) throw new Error(`unknown upstream ${s}: use ${UPSTREAMS.join(', ')}`);
   // lockstep measures no streams (see runMode)
   if (streamsOnly && speeds.includes('lockstep')) speeds.splice(speeds.indexOf('lockstep'), 1);
-  if (!speeds.length) throw new Error('--streams-only: lockstep measures no streams; use --upstreams instant or paced');
+  if (!speeds.length) throw new Error('--streams-only: lockstep measures no streams; use --upstreams instant, paced or engine');
   const paceTokenMs = Number(values['pace-token-ms']);
+  const prefillTokensPerSecond = Number(values['prefill-tokens-per-s']);
+  if (!(prefillTokensPerSecond > 0)) throw new Error(`--prefill-tokens-per-s ${values['prefill-tokens-per-s']}: use a number of prompt tokens a second, above 0`);
+  const decodeTokensPerSecond = Number(values['decode-tokens-per-s']);
+  if (!(decodeTokensPerSecond > 0)) throw new Error(`--decode-tokens-per-s ${values['decode-tokens-per-s']}: use a number of tokens a second, above 0`);
   const toolMs = Number(values['tool-ms']);
   const pacedCallsPerClient = Number(values['paced-calls-per-client']);
   if (!(pacedCallsPerClient >= 1)) throw new Error(`--paced-calls-per-client ${values['paced-calls-per-client']}: use a whole number, 1 or more`);
@@ -553,6 +567,7 @@ async function main() {
   const sims = {
     instant: await startTimedSim({ policy, tokenDelayMs }),
     paced: await startTimedSim({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
+    engine: await startTimedSim({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true, prefillTokensPerSecond, decodeTokensPerSecond }),
     lockstep: await startTimedSim({ policy, tokenDelayMs: paceTokenMs, paceWholeAnswers: true }),
   };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'of-bench-proxy-'));
@@ -567,7 +582,7 @@ async function main() {
   await Promise.all(Object.values(sims).map((sim) => sim.close()));
   const memory = values['skip-memory'] ? null : await measureStreamsMemory({ policy, dir, count: Number(values.streams) });
   rmSync(dir, { recursive: true, force: true });
-  report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, loadAtStart });
+  report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens: await promptTokens(), toolMs, targets, loadAtStart });
 }
 
 /**
@@ -626,32 +641,41 @@ function baseRequestBody(stream) {
   };
 }
 
-function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, loadAtStart }) {
+/** The bench request's prompt, in the sim's tokens: what the engine upstream prefills. */
+async function promptTokens() {
+  const { renderPrompt } = await import('../../dist/model/chat-template.js');
+  const { messages, tools } = requestBody(true);
+  return renderPrompt(messages, tools).length;
+}
+
+function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens, toolMs, targets, loadAtStart }) {
   const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(requestBody(false)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
   console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`);
-  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, toolMs, modes: [] };
-  for (const { mode, speed, rows, recorded } of results) {
+  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens, toolMs, modes: [] };
+  const prefillMs = (promptTokens / prefillTokensPerSecond) * 1000;
+  for (const { mode, speed, streamsAlone, rows, recorded } of results) {
     const upstream = {
       instant: 'instant upstream (CPU stress)',
       paced: `paced upstream (answers take as long as generating them); clients run a tool for ${toolMs} ms on average between calls`,
+      engine: `engine upstream (paced as a GPU engine: the first token after the prompt's prefill, ${promptTokens} tokens at ${prefillTokensPerSecond} tokens/s = ${f(prefillMs, 1)} ms; a decode step ${paceTokenMs} ms or the streams in flight / ${decodeTokensPerSecond} tokens/s if longer); clients run a tool for ${toolMs} ms on average between streams`,
       lockstep: 'lockstep upstream (paced, every answer the same length: waves of calls arrive together; worst case)',
     }[speed];
     console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
     // with the sim saturated (instant), a call's hop includes its wait in the sim's socket queue, which
     // depends on how fast each target feeds the sim: there, added compares end-to-end percentiles
-    const paired = speed !== 'instant' && !streamsOnly;
+    const paired = speed !== 'instant' && !streamsAlone;
     const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
-    if (streamsOnly) {
+    if (streamsAlone) {
       for (const row of rows) console.log(`${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}`).join('; ')}`);
     }
-    if (!streamsOnly) console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
-    if (!streamsOnly) console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
-    if (!streamsOnly) console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs  main µs');
+    if (!streamsAlone) console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
+    if (!streamsAlone) console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
+    if (!streamsAlone) console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs  main µs');
     const modeJson = { mode, speed, recorded, levels: [] };
-    for (const row of streamsOnly ? [] : rows) {
+    for (const row of streamsAlone ? [] : rows) {
       const d = row.whole.direct;
       for (const target of targets) {
         const r = row.whole[target];
@@ -664,7 +688,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, toolMs, targets, l
     }
     const streamed = speed !== 'lockstep';
     const arrivals = speed === 'instant' ? 'each client streams again at once: streams start in waves, a worst case' : `each client runs a tool for ${toolMs} ms on average between streams`;
-    if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct, added = proxy − direct`);
+    if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms${speed === 'engine' ? ` or more + the prefill, ${f(prefillMs, 1)} ms` : ''}): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct, added = proxy − direct`);
     if (streamed) console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  TTFB added  errors');
     for (const row of streamed ? rows : []) {
       const d = row.stream.direct;

@@ -14,6 +14,7 @@ import type { Policy, PolicyAnswer } from './policies/types.js';
 import { SimHttpError, openAiErrorBody } from './sim-http-error.js';
 import { ROLLOUT_HEADER, SIM_HEADER, SIM_OWNER, TASK_HEADER } from './sim-labels.js';
 import { createTaskResolver } from './task-resolver.js';
+import { enginePace } from './engine-pace.js';
 import { encode } from './tokenizer.js';
 
 export interface SimServerOptions {
@@ -32,6 +33,17 @@ export interface SimServerOptions {
    * engine's do: it generates the same tokens either way. Off: non-streamed answers come at once.
    */
   paceWholeAnswers?: boolean;
+  /**
+   * Prompt tokens the simulated engine prefills per second: every answer's first token waits
+   * `prompt tokens / rate` (streamed or not), as a GPU engine's compute-bound prefill does. Unset: no
+   * prefill time, the first token comes after `tokenDelayMs`.
+   */
+  prefillTokensPerSecond?: number;
+  /**
+   * Tokens the simulated engine decodes per second across all answers in flight: a decode step (at least
+   * `tokenDelayMs`) lasts `answers in flight / rate`, as continuous batching's does. Unset: no limit.
+   */
+  decodeTokensPerSecond?: number;
   /** The recorded answers a `replay` spec plays back. */
   replayAnswers?: readonly PolicyAnswer[];
   /** Prompt plus max_tokens beyond this is refused with 400, as vLLM does. */
@@ -68,6 +80,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
   const policy = 'respond' in options.policy ? options.policy : createPolicy(options.policy, options.replayAnswers);
   const model = options.modelName ?? `sim-${policy.name.replace(/[^A-Za-z0-9._-]/g, '-')}`;
   const maxModelLen = options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
+  const engine = enginePace(options);
   const resolveTask = createTaskResolver(options.tasks ?? []);
   const started = Math.floor(Date.now() / 1000);
 
@@ -148,16 +161,31 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
       promptIds,
       completion: buildCompletion(answer, maxTokens),
     };
+    const prefillMs = engine.prefillMs(promptIds.length);
+    const ended = engine.begin();
     if (!request.stream) {
-      const paceMs = options.paceWholeAnswers ? (options.tokenDelayMs ?? 0) * streamPauses(input.completion) : 0;
-      if (paceMs > 0) await sleep(paceMs);
+      try {
+        const paceMs = prefillMs + (options.paceWholeAnswers ? engine.stepMs() * streamPauses(input.completion) : 0);
+        if (paceMs > 0) await sleep(paceMs);
+      } finally {
+        ended();
+      }
       return chatCompletionBody(input);
     }
     reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
-    return reply.send(Readable.from(chatCompletionEvents(input, options.tokenDelayMs ?? 0)));
+    return reply.send(Readable.from(untilEnded(chatCompletionEvents(input, { prefillMs, stepMs: engine.stepMs }), ended)));
   });
 
   return { app, model };
+}
+
+/** The stream's events, calling `ended` when it finishes or is abandoned. */
+async function* untilEnded(events: AsyncGenerator<string>, ended: () => void): AsyncGenerator<string> {
+  try {
+    yield* events;
+  } finally {
+    ended();
+  }
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {

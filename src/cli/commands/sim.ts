@@ -12,6 +12,8 @@ interface SimOptions {
   port: number;
   model?: string;
   tokenDelayMs: number;
+  prefillTokensPerS?: number;
+  decodeTokensPerS?: number;
 }
 
 /** `openforge sim`: serves the simulated model until SIGINT or SIGTERM. */
@@ -24,6 +26,8 @@ export function simCommand(): Command {
     .option('--port <port>', 'port to listen on (0 picks a free one)', toPort, 8000)
     .option('--model <name>', 'served model id (default sim-<policy>)')
     .option('--token-delay-ms <ms>', 'pause before each streamed chunk', integerOption('--token-delay-ms'), 0)
+    .option('--prefill-tokens-per-s <n>', 'prompt tokens prefilled a second: each answer\'s first token waits prompt tokens / n, as on a GPU engine (default: no prefill time)', rateOption('--prefill-tokens-per-s'))
+    .option('--decode-tokens-per-s <n>', 'tokens decoded a second across all answers in flight: a decode step lasts at least answers in flight / n, as with continuous batching (default: no limit)', rateOption('--decode-tokens-per-s'))
     .action(async (options: SimOptions) => {
       await serve(options);
     });
@@ -46,6 +50,8 @@ async function serve(options: SimOptions): Promise<void> {
     port: options.port,
     modelName: options.model,
     tokenDelayMs: options.tokenDelayMs,
+    prefillTokensPerSecond: options.prefillTokensPerS,
+    decodeTokensPerSecond: options.decodeTokensPerS,
   });
   process.stdout.write(
     `openforge sim serving ${server.url} (simulated model: no real LLM)\n` +
@@ -69,5 +75,13 @@ function integerOption(name: string): (value: string) => number {
   return (value) => {
     if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} takes a whole number ≥ 0, got "${value}"`);
     return Number(value);
+  };
+}
+
+function rateOption(name: string): (value: string) => number {
+  return (value) => {
+    const rate = Number(value);
+    if (value.trim() === '' || !(rate > 0) || !Number.isFinite(rate)) throw new InvalidArgumentError(`${name} takes a number of tokens a second above 0, got "${value}"`);
+    return rate;
   };
 }

@@ -159,6 +159,62 @@ describe('sim server, streaming', () => {
     }
   });
 
+  it('with prefillTokensPerSecond, the first token of a stream and a whole answer wait for the prompt\'s prefill', async () => {
+    const { body: tokenized } = await postJson(`${rich.url.replace(/\/v1$/, '')}/tokenize`, { messages, tools: [OPENAI_BASH] });
+    const prefillMs = 300;
+    const prefilled = await startSimServer({ policy: richPolicy, prefillTokensPerSecond: tokenized.count / (prefillMs / 1000) });
+    try {
+      const started = performance.now();
+      const response = await fetch(`${prefilled.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages, tools: [OPENAI_BASH], stream: true }),
+      });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(prefillMs * 0.95);
+      await reader.cancel();
+
+      const wholeStarted = performance.now();
+      const whole = await postJson(`${prefilled.url}/chat/completions`, { messages, tools: [OPENAI_BASH] });
+      expect(whole.status).toBe(200);
+      expect(performance.now() - wholeStarted).toBeGreaterThanOrEqual(prefillMs * 0.95);
+      // the wait is the prompt's: a prompt twice as long waits twice as long
+      const twice = [...messages, { role: 'assistant' as const, content: 'ok' }, ...messages];
+      const { body: longer } = await postJson(`${rich.url.replace(/\/v1$/, '')}/tokenize`, { messages: twice, tools: [OPENAI_BASH] });
+      const longStarted = performance.now();
+      await postJson(`${prefilled.url}/chat/completions`, { messages: twice, tools: [OPENAI_BASH] });
+      expect(performance.now() - longStarted).toBeGreaterThanOrEqual(((prefillMs * longer.count) / tokenized.count) * 0.95);
+    } finally {
+      await prefilled.close();
+    }
+  });
+
+  it('with decodeTokensPerSecond, streams decoded together share the engine: each token takes longer', async () => {
+    const { events } = await postStream(`${rich.url}/chat/completions`, { messages, stream: true });
+    const steps = events.length - 2; // one decode step before each chunk after the role chunk, and one before it
+    const rate = 1000; // tokens a second: one stream alone is at 1 ms a step, four at 4 ms
+    const shared = await startSimServer({ policy: richPolicy, decodeTokensPerSecond: rate });
+    try {
+      const timed = async () => {
+        const started = performance.now();
+        await postStream(`${shared.url}/chat/completions`, { messages, stream: true });
+        return performance.now() - started;
+      };
+      const together = await Promise.all([timed(), timed(), timed(), timed()]);
+      // every step read while the four were in flight lasts 4 ms; the last ones may see fewer
+      for (const elapsed of together) expect(elapsed).toBeGreaterThanOrEqual(steps * 4 * 0.75);
+      expect(await timed()).toBeGreaterThanOrEqual(steps * 1 * 0.9);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('refuses a prefill or decode rate that is not above 0', async () => {
+    await expect(startSimServer({ policy: richPolicy, prefillTokensPerSecond: 0 })).rejects.toThrow(/prefillTokensPerSecond: use a number of tokens a second above 0, got 0/);
+    await expect(startSimServer({ policy: richPolicy, decodeTokensPerSecond: -1 })).rejects.toThrow(/decodeTokensPerSecond: use a number of tokens a second above 0, got -1/);
+  });
+
   it('with paceWholeAnswers, takes as long for a whole answer as for its stream, and answers the same', async () => {
     const instant = await startSimServer({ policy: richPolicy });
     const paced = await startSimServer({ policy: richPolicy, tokenDelayMs: 5, paceWholeAnswers: true });

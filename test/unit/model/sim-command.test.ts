@@ -48,6 +48,15 @@ describe('openforge sim', () => {
     await expect(simCommand().parseAsync(['--policy', 'sim:replay:r1'], { from: 'user' })).rejects.toThrow(/run store/);
   });
 
+  it('rejects a prefill or decode rate that is not a number above 0', async () => {
+    for (const option of ['--prefill-tokens-per-s', '--decode-tokens-per-s']) {
+      for (const bad of ['0', 'fast', '-5']) {
+        const cmd = simCommand().exitOverride().configureOutput({ writeErr: () => {} });
+        await expect(cmd.parseAsync([`${option}=${bad}`], { from: 'user' })).rejects.toThrow(`${option} takes a number of tokens a second above 0, got "${bad}"`);
+      }
+    }
+  });
+
   it('rejects a port that is not a number', async () => {
     const cmd = simCommand().exitOverride().configureOutput({ writeErr: () => {} });
     await expect(cmd.parseAsync(['--port', 'eighty'], { from: 'user' })).rejects.toThrow(/'--port <port>' argument 'eighty' is invalid. expected a port from 0 to 65535/);

@@ -1,0 +1,46 @@
+/**
+ * How long the simulated engine takes over an answer, as a GPU engine with continuous batching does: the
+ * prompt's prefill before the first token, then one decode step per generated token. A step produces a
+ * token for every answer in flight, so when the engine's decode throughput is set, a step lasts longer
+ * as more answers share it.
+ */
+export interface EnginePaceOptions {
+  /** The shortest decode step (ms): an engine's time per token with nothing else to do. */
+  tokenDelayMs?: number;
+  /** Prompt tokens prefilled a second; unset: no prefill time. */
+  prefillTokensPerSecond?: number;
+  /** Tokens the engine decodes a second across all answers in flight; unset: no limit. */
+  decodeTokensPerSecond?: number;
+}
+
+export interface EnginePace {
+  prefillMs(promptTokens: number): number;
+  /** One decode step, now: `tokenDelayMs`, or the answers in flight over the decode throughput if longer. */
+  stepMs(): number;
+  /** Counts an answer in flight until the returned function is called. */
+  begin(): () => void;
+}
+
+export function enginePace(options: EnginePaceOptions): EnginePace {
+  const tokenDelayMs = options.tokenDelayMs ?? 0;
+  const prefillRate = positiveRate('prefillTokensPerSecond', options.prefillTokensPerSecond);
+  const decodeRate = positiveRate('decodeTokensPerSecond', options.decodeTokensPerSecond);
+  let inFlight = 0;
+  return {
+    prefillMs: (promptTokens) => (prefillRate === undefined ? 0 : (promptTokens / prefillRate) * 1000),
+    stepMs: () => (decodeRate === undefined ? tokenDelayMs : Math.max(tokenDelayMs, (inFlight / decodeRate) * 1000)),
+    begin: () => {
+      inFlight += 1;
+      let ended = false;
+      return () => {
+        if (!ended) inFlight -= 1;
+        ended = true;
+      };
+    },
+  };
+}
+
+function positiveRate(name: string, rate: number | undefined): number | undefined {
+  if (rate !== undefined && !(rate > 0 && Number.isFinite(rate))) throw new RangeError(`${name}: use a number of tokens a second above 0, got ${rate}`);
+  return rate;
+}
