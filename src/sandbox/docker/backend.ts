@@ -6,6 +6,7 @@ import { ownerAlive, ownerLabel } from '../owner.js';
 import type { NetworkMode, NetworkPlan, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
 import { DockerSandbox } from './container.js';
 import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
+import { waitExecReady } from '../exec-ready.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
 import { NetworkHolders, type NetworkHolder } from './network-holders.js';
 
@@ -193,21 +194,13 @@ export class DockerBackend implements SandboxBackend {
   }
 }
 
-/** "Running" is not "exec-ready": probe with a real exec until it answers. */
-async function waitReady(sandbox: DockerSandbox): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let lastError = '';
-  while (Date.now() < deadline) {
-    try {
-      const res = await sandbox.exec(['true'], { timeoutSec: 10 });
-      if (res.exitCode === 0) return;
-      lastError = `exit ${res.exitCode}: ${res.stderr.trim()}`;
-    } catch (err) {
-      // a stopped container or a gone engine will not become ready: fail now, not at the deadline
-      if (isNotRunning(err) || isEngineUnreachable(err)) throw new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`);
-      lastError = errorMessage(err);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new RolloutError('infrastructure', `container not exec-ready after ${READY_TIMEOUT_MS / 1000} s: ${lastError}`);
+/** Probes the container with an exec until it answers; a stopped container or a gone engine fails at once. */
+function waitReady(sandbox: DockerSandbox): Promise<void> {
+  return waitExecReady(sandbox, {
+    timeoutMs: READY_TIMEOUT_MS,
+    intervalMs: 50,
+    what: 'container',
+    fatal: (err) =>
+      isNotRunning(err) || isEngineUnreachable(err) ? new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`) : undefined,
+  });
 }

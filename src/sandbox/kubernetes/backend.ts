@@ -14,6 +14,7 @@ import { ROLLOUT_CONTAINER, rolloutPod } from './pod-manifest.js';
 import { PodWatch } from './pod-watch.js';
 import { MANAGED_BY, ownedBy, runOwnerConfigMap } from './run-owner.js';
 import { KubernetesSandbox } from './sandbox.js';
+import { waitExecReady } from '../exec-ready.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
 
 /** Scheduling and an image pull can take a while on a cluster: longer than a local container start. */
@@ -137,7 +138,7 @@ export class KubernetesBackend implements SandboxBackend {
     try {
       await watch.start();
       await watch.until(podRunning, READY_TIMEOUT_MS);
-      await waitExecReady(sandbox);
+      await waitPodExecReady(sandbox);
     } catch (err) {
       await sandbox.remove().catch(() => undefined);
       throw err instanceof RolloutError ? err : new RolloutError('infrastructure', `pod ${name} did not start: ${errorMessage(err)}`);
@@ -216,22 +217,14 @@ export class KubernetesBackend implements SandboxBackend {
   }
 }
 
-/** "Running" is not "exec-ready": probe with a real exec until it answers. */
-async function waitExecReady(sandbox: KubernetesSandbox): Promise<void> {
-  const deadline = Date.now() + EXEC_READY_TIMEOUT_MS;
-  let lastError = '';
-  while (Date.now() < deadline) {
-    try {
-      const res = await sandbox.exec(['true'], { timeoutSec: 10 });
-      if (res.exitCode === 0) return;
-      lastError = `exit ${res.exitCode}: ${res.stderr.trim()}`;
-    } catch (err) {
-      if (err instanceof RolloutError && err.name === 'PodFailure') throw err;
-      lastError = errorMessage(err);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new RolloutError('infrastructure', `pod ${sandbox.id} not exec-ready after ${EXEC_READY_TIMEOUT_MS / 1000} s: ${lastError}`);
+/** Probes the pod with an exec until it answers; a failed pod fails at once. */
+function waitPodExecReady(sandbox: KubernetesSandbox): Promise<void> {
+  return waitExecReady(sandbox, {
+    timeoutMs: EXEC_READY_TIMEOUT_MS,
+    intervalMs: 200,
+    what: `pod ${sandbox.id}`,
+    fatal: (err) => (err instanceof RolloutError && err.name === 'PodFailure' ? err : undefined),
+  });
 }
 
 /** Whether this machine can listen on the address (it is one of its own, even on an interface that is down). */
