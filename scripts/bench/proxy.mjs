@@ -10,7 +10,7 @@
 // a CPU of its own and the sim + load generator the other, as when the upstream is a GPU host.
 // Targets run in interleaved rounds, and the 1-minute load average is printed: other work on the
 // machine skews every number.
-// Three upstreams: `instant` — non-streamed answers come at once, so the sim's and the servers'
+// Four upstreams: `instant` — non-streamed answers come at once, so the sim's and the servers'
 // CPU is all that limits a run (a stress test of the proxy's CPU per call); `paced` — non-streamed
 // answers take as long as streaming their tokens would (--pace-token-ms per token), as a model
 // server's do, and each client runs a tool between its calls (--tool-ms on average, exponentially
