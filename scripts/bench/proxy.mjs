@@ -660,7 +660,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
     const upstream = {
       instant: 'instant upstream (CPU stress)',
       paced: `paced upstream (answers take as long as generating them); clients run a tool for ${toolMs} ms on average between calls`,
-      engine: `engine upstream (paced as a GPU engine: the first token after the prompt's prefill, ${promptTokens} tokens at ${prefillTokensPerSecond} tokens/s = ${f(prefillMs, 1)} ms; a decode step ${paceTokenMs} ms or the streams in flight / ${decodeTokensPerSecond} tokens/s if longer); clients run a tool for ${toolMs} ms on average between streams`,
+      engine: `engine upstream (paced as a GPU engine: the first token after the prompt's prefill, ${promptTokens} tokens at ${prefillTokensPerSecond} tokens/s = ${f(prefillMs, 1)} ms; a decode step ${paceTokenMs} ms or the streams decoding / ${decodeTokensPerSecond} tokens/s if longer); clients run a tool for ${toolMs} ms on average between streams`,
       lockstep: 'lockstep upstream (paced, every answer the same length: waves of calls arrive together; worst case)',
     }[speed];
     console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);

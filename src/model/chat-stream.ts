@@ -5,13 +5,6 @@ import { logprobEntries } from './pseudo-logprobs.js';
 import { SIM_FINGERPRINT } from './sim-labels.js';
 import { tokenText } from './tokenizer.js';
 
-/** How long a stream waits: before its first token, and before each later one (a decode step, read when it starts). */
-export interface TokenPace {
-  prefillMs: number;
-  stepMs(): number;
-}
-const NO_PACE: TokenPace = { prefillMs: 0, stepMs: () => 0 };
-
 /** How many decode-step pauses streaming `completion` takes: one per chunk that carries tokens (the first one before the role chunk). */
 export function streamPauses(completion: ResponseInput['completion']): number {
   let pauses = 1; // before the finish chunk
@@ -27,10 +20,10 @@ export function streamPauses(completion: ResponseInput['completion']): number {
  * chunk per generated token, a tool call's name in one chunk and its arguments token by token,
  * a finish chunk, an optional usage chunk, `[DONE]`. Tokens that show in no delta (`<think>`,
  * `</tool_call>`, `<|im_end|>`, …) ride along in the next chunk's `token_ids`, so the chunks'
- * ids concatenate to exactly the non-streamed ids. The first token waits for the prompt's prefill and
- * a decode step, every later one for a step.
+ * ids concatenate to exactly the non-streamed ids. Each token waits for a decode step of `stepMs()`, read
+ * when the step starts.
  */
-export async function* chatCompletionEvents(input: ResponseInput, pace: TokenPace = NO_PACE): AsyncGenerator<string> {
+export async function* chatCompletionEvents(input: ResponseInput, stepMs: () => number = () => 0): AsyncGenerator<string> {
   const { request, completion } = input;
   const returnIds = request.return_token_ids === true;
   const topK = request.top_logprobs ?? 0;
@@ -59,10 +52,10 @@ export async function* chatCompletionEvents(input: ResponseInput, pace: TokenPac
       firstTokenPending = false;
       return;
     }
-    const stepMs = pace.stepMs();
-    if (stepMs > 0) await sleep(stepMs);
+    const ms = stepMs();
+    if (ms > 0) await sleep(ms);
   };
-  const firstMs = pace.prefillMs + pace.stepMs();
+  const firstMs = stepMs();
   if (firstMs > 0) await sleep(firstMs);
   yield event({
     id: input.id,

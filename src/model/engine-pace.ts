@@ -17,7 +17,7 @@ export interface EnginePace {
   prefillMs(promptTokens: number): number;
   /** One decode step, now: `tokenDelayMs`, or the answers in flight over the decode throughput if longer. */
   stepMs(): number;
-  /** Counts an answer in flight until the returned function is called. */
+  /** Counts an answer as decoding (its prefill done) until the returned function is called. */
   begin(): () => void;
 }
 

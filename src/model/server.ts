@@ -14,7 +14,7 @@ import type { Policy, PolicyAnswer } from './policies/types.js';
 import { SimHttpError, openAiErrorBody } from './sim-http-error.js';
 import { ROLLOUT_HEADER, SIM_HEADER, SIM_OWNER, TASK_HEADER } from './sim-labels.js';
 import { createTaskResolver } from './task-resolver.js';
-import { enginePace } from './engine-pace.js';
+import { enginePace, type EnginePace } from './engine-pace.js';
 import { encode } from './tokenizer.js';
 
 export interface SimServerOptions {
@@ -162,29 +162,32 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
       completion: buildCompletion(answer, maxTokens),
     };
     const prefillMs = engine.prefillMs(promptIds.length);
-    const ended = engine.begin();
     if (!request.stream) {
+      if (prefillMs > 0) await sleep(prefillMs);
+      const decoded = engine.begin();
       try {
-        const paceMs = prefillMs + (options.paceWholeAnswers ? engine.stepMs() * streamPauses(input.completion) : 0);
+        const paceMs = options.paceWholeAnswers ? engine.stepMs() * streamPauses(input.completion) : 0;
         if (paceMs > 0) await sleep(paceMs);
       } finally {
-        ended();
+        decoded();
       }
       return chatCompletionBody(input);
     }
     reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
-    return reply.send(Readable.from(untilEnded(chatCompletionEvents(input, { prefillMs, stepMs: engine.stepMs }), ended)));
+    return reply.send(Readable.from(afterPrefill(input, engine, prefillMs)));
   });
 
   return { app, model };
 }
 
-/** The stream's events, calling `ended` when it finishes or is abandoned. */
-async function* untilEnded(events: AsyncGenerator<string>, ended: () => void): AsyncGenerator<string> {
+/** A stream's events: the prompt's prefill, then its tokens, decoded alongside the other answers in flight. */
+async function* afterPrefill(input: ResponseInput, engine: EnginePace, prefillMs: number): AsyncGenerator<string> {
+  if (prefillMs > 0) await sleep(prefillMs);
+  const decoded = engine.begin();
   try {
-    yield* events;
+    yield* chatCompletionEvents(input, engine.stepMs);
   } finally {
-    ended();
+    decoded();
   }
 }
 
