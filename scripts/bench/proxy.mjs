@@ -19,7 +19,7 @@
 // together, forever, so each wave of 64 reaches the proxy at once and queues behind 64 × its CPU per
 // call (a worst case no real run keeps up); `engine` — paced as a GPU engine is: each answer's first
 // token waits for its prompt's prefill (--prefill-tokens-per-s, 50 000 by default: the bench's prompt in
-// ~46 ms), and a decode step lasts 5 ms or the answers in flight over the engine's decode throughput
+// ~46 ms), and a decode step lasts 5 ms or the answers being decoded over the engine's decode throughput
 // (--decode-tokens-per-s, 12 500 by default: ~5 ms at 64 streams, ~20 ms at 256), as with continuous
 // batching; both rates are above published vLLM figures for an 8B model on an H100 (docs/perf.md). It
 // measures streams alone, with CPU per stream. Latency is the model call's alone, never the tool time.

@@ -40,8 +40,8 @@ export interface SimServerOptions {
    */
   prefillTokensPerSecond?: number;
   /**
-   * Tokens the simulated engine decodes per second across all answers in flight: a decode step (at least
-   * `tokenDelayMs`) lasts `answers in flight / rate`, as continuous batching's does. Unset: no limit.
+   * Tokens the simulated engine decodes per second across all the answers it is decoding: a decode step (at
+   * least `tokenDelayMs`) lasts `answers being decoded / rate`, as continuous batching's does. Unset: no limit.
    */
   decodeTokensPerSecond?: number;
   /** The recorded answers a `replay` spec plays back. */
@@ -180,7 +180,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
   return { app, model };
 }
 
-/** A stream's events: the prompt's prefill, then its tokens, decoded alongside the other answers in flight. */
+/** A stream's events: the prompt's prefill, then its tokens, decoded alongside the other answers being decoded. */
 async function* afterPrefill(input: ResponseInput, engine: EnginePace, prefillMs: number): AsyncGenerator<string> {
   if (prefillMs > 0) await sleep(prefillMs);
   const decoded = engine.begin();

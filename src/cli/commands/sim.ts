@@ -27,7 +27,7 @@ export function simCommand(): Command {
     .option('--model <name>', 'served model id (default sim-<policy>)')
     .option('--token-delay-ms <ms>', 'pause before each streamed chunk', integerOption('--token-delay-ms'), 0)
     .option('--prefill-tokens-per-s <n>', 'prompt tokens prefilled a second: each answer\'s first token waits prompt tokens / n, as on a GPU engine (default: no prefill time)', rateOption('--prefill-tokens-per-s'))
-    .option('--decode-tokens-per-s <n>', 'tokens decoded a second across all answers in flight: a decode step lasts at least answers in flight / n, as with continuous batching (default: no limit)', rateOption('--decode-tokens-per-s'))
+    .option('--decode-tokens-per-s <n>', 'tokens decoded a second across all the answers being decoded: a decode step lasts at least those answers / n, as with continuous batching (default: no limit)', rateOption('--decode-tokens-per-s'))
     .action(async (options: SimOptions) => {
       await serve(options);
     });
