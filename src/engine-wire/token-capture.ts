@@ -84,6 +84,11 @@ export class TokenCapture {
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
 
+  /** A token of the answer has been seen (or output that came without ids). */
+  hasOutput(): boolean {
+    return this.outputWithoutIds || (this.completionIds !== null && this.completionIds.length > 0);
+  }
+
   result(): CapturedTokens {
     const missingTokenIds = this.promptIds === null || this.completionIds === null || this.outputWithoutIds;
     const alignedLogprobs =

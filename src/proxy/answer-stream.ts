@@ -29,12 +29,38 @@ export function answerStream(
 }
 
 /**
+ * Streams under way yield to new work. A part read for a stream that has relayed a token already waits
+ * until the event loop's I/O phase is over (`setImmediate`): with hundreds of streams, each engine
+ * step's tokens arrive as one burst, and relaying them at once would hold back the harness requests
+ * and the first tokens of new streams read in the same phase (the time to first byte). Order within a
+ * stream is kept, and a held-back part waits at most the rest of that phase.
+ */
+const deferred = new Set<StreamRelay>();
+let deferredScheduled = false;
+
+function deferRelay(relay: StreamRelay): void {
+  deferred.add(relay);
+  if (deferredScheduled) return;
+  deferredScheduled = true;
+  setImmediate(relayDeferred);
+}
+
+function relayDeferred(): void {
+  deferredScheduled = false;
+  const relays = [...deferred];
+  deferred.clear();
+  for (const relay of relays) relay.relayQueued();
+}
+
+/**
  * One stream, driven by the upstream body's events rather than an async loop: a stream relays every
  * token of an answer, the proxy's busiest path, and a loop costs promises per event. What one read
  * of the upstream completes is translated and sent in one write (one event, or several when the proxy
  * fell behind); while the harness's socket is full the upstream body is paused.
  */
 class StreamRelay {
+  /** Parts read after the first token, waiting for the end of the loop's I/O phase (see `deferRelay`). */
+  private queued: Buffer[] = [];
   private readonly capture = new TokenCapture();
   private readonly parser = new UpstreamChunkParser();
   private pending: SseEvent[] = [];
@@ -65,8 +91,26 @@ class StreamRelay {
   private read(part: Buffer): void {
     if (this.settled) return;
     this.writer.heardUpstream();
+    if (this.queued.length === 0 && !this.capture.hasOutput()) {
+      this.relay([part]);
+      return;
+    }
+    this.queued.push(part);
+    if (this.queued.length === 1) deferRelay(this);
+  }
+
+  /** Relays the parts held back (called once the loop's I/O phase is over, or before the stream ends). */
+  relayQueued(): void {
+    if (this.queued.length === 0) return;
+    const parts = this.queued;
+    this.queued = [];
+    this.relay(parts);
+  }
+
+  private relay(parts: Buffer[]): void {
+    if (this.settled) return;
     try {
-      this.parser.feed(part, this.onChunk);
+      for (const part of parts) this.parser.feed(part, this.onChunk);
     } catch (err) {
       this.flush();
       this.fail(err);
@@ -100,6 +144,7 @@ class StreamRelay {
   }
 
   private ended(): void {
+    this.relayQueued();
     if (this.settled) return;
     // Tolerate a missing [DONE] once the model finished; a stream cut before that is a failure.
     if (!this.done && this.capture.result().finishReason === null) {
@@ -111,6 +156,7 @@ class StreamRelay {
   }
 
   private fail(err: unknown): void {
+    if (!this.signal.aborted) this.relayQueued();
     if (this.settled) return;
     let error = 'client disconnected';
     if (!this.signal.aborted) {
