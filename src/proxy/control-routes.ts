@@ -4,6 +4,7 @@ import { controlAuthHook, type ControlAccessRule } from './control-auth.js';
 import { ProxyHttpError } from './http-error.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { PauseSwitch } from './pause-switch.js';
+import type { ServingLoad } from './serving-load.js';
 import type { RolloutGrades, SessionFactory } from './types.js';
 
 export interface ControlDeps {
@@ -11,6 +12,8 @@ export interface ControlDeps {
   pause: PauseSwitch;
   inFlight: InFlightCalls;
   recorder: CallRecorder;
+  /** How busy the serving thread has been. */
+  load: () => ServingLoad;
   sessionFactory: SessionFactory | undefined;
   grades: RolloutGrades | undefined;
   /** The proxy's own base URL, for session URLs when a request has no Host header. */
@@ -96,6 +99,7 @@ function status(deps: ControlDeps) {
     in_flight: deps.inFlight.size,
     retry_after_sec: deps.pause.retryAfterSec,
     pending_records: deps.recorder.pendingCount,
+    serving_thread: deps.load(),
   };
 }
 

@@ -9,6 +9,7 @@ import { rejectDeepJson } from './json-depth.js';
 import { MultiHostServers } from './listen.js';
 import { modelCallHandler } from './model-call.js';
 import { ScriptCursor } from './scripted-answers.js';
+import { DEFAULT_SERVING_LOAD_WINDOW_MS, ServingLoadMonitor } from './serving-load.js';
 import { TurnBudget } from './turn-limit.js';
 import { modelsHandler } from './models-route.js';
 import { PauseSwitch } from './pause-switch.js';
@@ -42,6 +43,8 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   const recorder = new CallRecorder(opts.sink, logger);
   const inFlight = new InFlightCalls();
   const pause = new PauseSwitch();
+  const loadWindowMs = opts.servingLoadWindowMs ?? DEFAULT_SERVING_LOAD_WINDOW_MS;
+  let load: ServingLoadMonitor | undefined;
   const deps = {
     pool,
     sequence: new CallSequence(opts.lastRecordedSeq),
@@ -64,6 +67,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     pause,
     inFlight,
     recorder,
+    load: () => load?.current() ?? { busy: null, window_sec: loadWindowMs / 1000 },
     sessionFactory: opts.sessionFactory,
     grades: opts.grades,
     baseUrl: () => baseUrl,
@@ -91,6 +95,8 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     pool.close();
     throw err;
   }
+  // watched from here on: the start-up's own work is no load
+  load = new ServingLoadMonitor(loadWindowMs, opts.warnWhenServingThreadBusy ? logger : undefined);
   const port = servers.port();
   baseUrl = `http://${firstHost.includes(':') ? `[${firstHost}]` : firstHost}:${port}`;
 
@@ -104,6 +110,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       servers.closeAllConnections();
       await stopped;
       pool.close();
+      load?.close();
       await recorder.flush();
     },
   };

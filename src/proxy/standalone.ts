@@ -101,6 +101,8 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
       host: options.host,
       port: options.port,
       logger: options.logger,
+      // a sim upstream is served from this thread too, and its work would read as the proxy's
+      warnWhenServingThreadBusy: !upstreams.some((u) => u.simulated),
     });
     // the proxy goes first: it waits for in-flight calls, which need the sims and the store
     cleanups.unshift(() => proxy.close());

@@ -84,6 +84,13 @@ export interface ProxyOptions {
   keepaliveMs?: number;
   /** Default: console. Messages never contain API keys or secrets. */
   logger?: ProxyLogger;
+  /** The window over which /control/status reports how busy the serving thread is (default 10 000 ms). */
+  servingLoadWindowMs?: number;
+  /**
+   * Warn (through `logger`) when the serving thread is ≥ 90 % busy over a window, once per such spell. For
+   * a proxy of its own (`openforge proxy`); `openforge run`'s shares its thread with the orchestrator.
+   */
+  warnWhenServingThreadBusy?: boolean;
   /**
    * Model names that are policy turns. When set, a call asking for any other model is labelled
    * `helper` (titles, summaries by a small/fast alias); unset, every model call is `policy`.
