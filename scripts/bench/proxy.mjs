@@ -424,7 +424,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
     const requests = streamsAlone ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsAlone ? 4 : 1));
-    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
+    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, cpuWallMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
       for (const sample of result.samples) {
@@ -454,8 +454,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
         const server = procs[target];
         const cpu = async (measure) => {
           const before = server ? await server.ask({ type: 'cpu' }) : null;
+          const started = performance.now();
           const result = await measure();
           if (server) {
+            collected[target].cpuWallMs += performance.now() - started;
             const after = await server.ask({ type: 'cpu' });
             collected[target].cpuMs += after.ms - before.ms;
             if (after.mainMs !== null) collected[target].mainCpuMs += after.mainMs - before.mainMs;
@@ -483,7 +485,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
         }
       }
     }
-    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {} };
+    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {}, mainThreadBusy: {} };
     for (const target of targets) {
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
@@ -492,6 +494,8 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
       const calls = streamsAlone ? c.stream.length : c.whole.length;
       if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / calls;
       if (procs[target]) row.mainThreadCpuUsPerCall[target] = (c.mainCpuMs * 1000) / calls;
+      // the share of the measured rounds' wall time the serving thread ran: near 1, new work queues for it
+      if (procs[target]) row.mainThreadBusy[target] = c.cpuWallMs > 0 ? c.mainCpuMs / c.cpuWallMs : null;
     }
     rows.push(row);
   }
@@ -669,7 +673,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
     const paired = speed !== 'instant' && !streamsAlone;
     const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
     if (streamsAlone) {
-      for (const row of rows) console.log(`${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}`).join('; ')}`);
+      for (const row of rows) console.log(`${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread, and how busy the main thread was): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}, ${f(row.mainThreadBusy[t] == null ? null : 100 * row.mainThreadBusy[t], 0)} %`).join('; ')}`);
     }
     if (!streamsAlone) console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
     if (!streamsAlone) console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
@@ -708,7 +712,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
     }
     for (const row of rows) {
       const d = row.whole.direct;
-      const level = { concurrency: row.concurrency, cpuUsPerCall: row.cpuUsPerCall, mainThreadCpuUsPerCall: row.mainThreadCpuUsPerCall, targets: {} };
+      const level = { concurrency: row.concurrency, cpuUsPerCall: row.cpuUsPerCall, mainThreadCpuUsPerCall: row.mainThreadCpuUsPerCall, mainThreadBusy: row.mainThreadBusy, targets: {} };
       for (const target of targets) {
         const w = row.whole[target];
         const st = row.stream[target];
