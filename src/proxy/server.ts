@@ -39,12 +39,12 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   const servers = new MultiHostServers();
   const app = Fastify({ bodyLimit, logger: false, serverFactory: servers.factory, return503OnClosing: true, clientErrorHandler: answerClientError });
 
+  // first: it checks its option before anything is opened
+  const load = new ServingLoadMonitor(opts.servingLoadWindowMs ?? DEFAULT_SERVING_LOAD_WINDOW_MS, opts.warnWhenServingThreadBusy ? logger : undefined);
   const pool = new UpstreamPool(opts.upstreams, { ...DEFAULT_RETRY, ...opts.retry }, opts.sampling, opts.upstreamTimeouts);
   const recorder = new CallRecorder(opts.sink, logger);
   const inFlight = new InFlightCalls();
   const pause = new PauseSwitch();
-  const loadWindowMs = opts.servingLoadWindowMs ?? DEFAULT_SERVING_LOAD_WINDOW_MS;
-  let load: ServingLoadMonitor | undefined;
   const deps = {
     pool,
     sequence: new CallSequence(opts.lastRecordedSeq),
@@ -67,7 +67,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     pause,
     inFlight,
     recorder,
-    load: () => load?.current() ?? { busy: null, window_sec: loadWindowMs / 1000 },
+    load: () => load.current(),
     sessionFactory: opts.sessionFactory,
     grades: opts.grades,
     baseUrl: () => baseUrl,
@@ -96,7 +96,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     throw err;
   }
   // watched from here on: the start-up's own work is no load
-  load = new ServingLoadMonitor(loadWindowMs, opts.warnWhenServingThreadBusy ? logger : undefined);
+  load.start();
   const port = servers.port();
   baseUrl = `http://${firstHost.includes(':') ? `[${firstHost}]` : firstHost}:${port}`;
 
@@ -110,7 +110,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       servers.closeAllConnections();
       await stopped;
       pool.close();
-      load?.close();
+      load.close();
       await recorder.flush();
     },
   };

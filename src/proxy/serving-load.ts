@@ -25,14 +25,22 @@ export class ServingLoadMonitor {
   private previous = performance.eventLoopUtilization();
   private busy: number | null = null;
   private saturated = false;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly windowMs: number,
     /** Where the warning goes; none, no warning. */
     private readonly logger: ProxyLogger | undefined,
   ) {
-    this.timer = setInterval(() => this.sample(), windowMs);
+    if (!(Number.isFinite(windowMs) && windowMs >= 10)) {
+      throw new RangeError(`servingLoadWindowMs ${windowMs}: use a window of at least 10 ms (the default is ${DEFAULT_SERVING_LOAD_WINDOW_MS})`);
+    }
+  }
+
+  /** Starts watching from now (so a start-up's own work does not read as load). */
+  start(): void {
+    this.previous = performance.eventLoopUtilization();
+    this.timer = setInterval(() => this.sample(), this.windowMs);
     this.timer.unref();
   }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ServingLoadMonitor } from '../../../src/proxy/serving-load.js';
 import { startFixture, type Fixture } from './proxy-fixture.js';
 
 const WINDOW_MS = 200;
@@ -56,5 +57,11 @@ describe('how busy the serving thread is', () => {
     expect((await status()).serving_thread.busy).toBeLessThan(RECOVERED);
     await saturate();
     expect(warnings()).toHaveLength(2);
+  });
+
+  it('refuses a window too short to mean anything, naming the default', () => {
+    for (const windowMs of [0, -5, Number.NaN]) {
+      expect(() => new ServingLoadMonitor(windowMs, undefined)).toThrow(/servingLoadWindowMs .*at least 10 ms \(the default is 10000\)/);
+    }
   });
 });
