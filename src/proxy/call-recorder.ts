@@ -13,12 +13,14 @@ export class CallRecorder {
   constructor(
     private readonly sink: CallSink,
     private readonly logger: ProxyLogger,
+    private readonly failures?: { recordFailed(): void },
   ) {}
 
   record(call: RecordedCall): void {
     const write = Promise.resolve()
       .then(() => this.sink.record(call))
       .catch((err: unknown) => {
+        this.failures?.recordFailed();
         this.logger.error(`proxy: could not record call ${call.seq} of rollout ${call.rolloutId}: ${errorMessage(err)}`);
       })
       .finally(() => this.pending.delete(write));

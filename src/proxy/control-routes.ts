@@ -4,6 +4,7 @@ import { controlAuthHook, type ControlAccessRule } from './control-auth.js';
 import { ProxyHttpError } from './http-error.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { PauseSwitch } from './pause-switch.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ServingLoad } from './serving-load.js';
 import type { RolloutGrades, SessionFactory } from './types.js';
 
@@ -14,6 +15,7 @@ export interface ControlDeps {
   recorder: CallRecorder;
   /** How busy the serving thread has been. */
   load: () => ServingLoad;
+  metrics: ProxyMetrics;
   sessionFactory: SessionFactory | undefined;
   grades: RolloutGrades | undefined;
   /** The proxy's own base URL, for session URLs when a request has no Host header. */
@@ -25,11 +27,17 @@ const DEFAULT_DRAIN_TIMEOUT_SEC = 60;
 const ROLLOUT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
 /**
+ * GET /metrics (Prometheus's text format), under the control routes' rule: Prometheus scrapes it
+ * with the admin token as its bearer token, or from the proxy's own host when it has none.
  * /control/*: pause and resume model calls around a weight update, drain in-flight calls, read
  * the state; on standalone proxies, create sessions and take their rollouts' rewards. Never under
  * /s/<secret>, never with a session secret (see `controlDenial`).
  */
 export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
+  app.get('/metrics', { onRequest: controlAuthHook(deps.access) }, async (_request, reply) => {
+    const { contentType, text } = await deps.metrics.exposition();
+    return reply.type(contentType).send(text);
+  });
   void app.register(
     async (control) => {
       control.addHook('onRequest', controlAuthHook(deps.access));

@@ -13,6 +13,7 @@ import type { CallSequence } from './call-sequence.js';
 import { ProxyHttpError, errorTypeForStatus } from './http-error.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { PauseSwitch } from './pause-switch.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
 import type { AnswerTranslator, LocalCall, PreparedCall, Protocol } from './protocols/types.js';
 import { takeJsonBody, type JsonBody } from './raw-body.js';
 import { writeJson } from './raw-reply.js';
@@ -31,6 +32,7 @@ export interface ModelCallDeps {
   policyModels: readonly string[] | undefined;
   turns: TurnBudget;
   scripts: ScriptCursor;
+  metrics: ProxyMetrics;
 }
 
 /**
@@ -45,6 +47,7 @@ export function modelCallHandler(deps: ModelCallDeps, protocol: Protocol) {
     const retryAfterSec = deps.pause.retryAfterSec;
     if (retryAfterSec !== null) {
       const message = `the proxy is paused for a policy weight update: retry after ${retryAfterSec} s`;
+      deps.metrics.pausedRefusal(protocol.name);
       await reply
         .code(429)
         .header('retry-after', String(retryAfterSec))
@@ -114,6 +117,7 @@ async function finishCall(
   const durationMs = elapsedMs();
   const record = recordedCall({ session, seq: await seq, protocol: protocol.name, call, request, outcome, startedAt, durationMs });
   record.label = callLabel(record.label, record.model, deps.policyModels);
+  deps.metrics.callFinished(record);
   deps.recorder.record(record);
 }
 

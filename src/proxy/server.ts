@@ -13,6 +13,7 @@ import { DEFAULT_SERVING_LOAD_WINDOW_MS, ServingLoadMonitor } from './serving-lo
 import { TurnBudget } from './turn-limit.js';
 import { modelsHandler } from './models-route.js';
 import { PauseSwitch } from './pause-switch.js';
+import { ProxyMetrics } from './proxy-metrics.js';
 import { PROTOCOLS } from './protocols/registry.js';
 import { installRequestErrors } from './request-errors.js';
 import type { ProxyOptions, RunningProxy } from './types.js';
@@ -41,10 +42,17 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
 
   // first: it checks its option before anything is opened
   const load = new ServingLoadMonitor(opts.servingLoadWindowMs ?? DEFAULT_SERVING_LOAD_WINDOW_MS, opts.warnWhenServingThreadBusy ? logger : undefined);
-  const pool = new UpstreamPool(opts.upstreams, { ...DEFAULT_RETRY, ...opts.retry }, opts.sampling, opts.upstreamTimeouts);
-  const recorder = new CallRecorder(opts.sink, logger);
   const inFlight = new InFlightCalls();
   const pause = new PauseSwitch();
+  const metrics: ProxyMetrics = new ProxyMetrics({
+    inFlight: () => inFlight.size,
+    paused: () => pause.paused,
+    pendingRecords: () => recorder.pendingCount,
+    servingThreadBusy: () => load.current().busy,
+    policyCallsWithoutTokenIds: () => opts.sink.policyCallsWithoutTokenIds,
+  });
+  const pool = new UpstreamPool(opts.upstreams, { ...DEFAULT_RETRY, ...opts.retry }, opts.sampling, opts.upstreamTimeouts, metrics);
+  const recorder: CallRecorder = new CallRecorder(opts.sink, logger, metrics);
   const deps = {
     pool,
     sequence: new CallSequence(opts.lastRecordedSeq),
@@ -55,6 +63,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     policyModels: opts.policyModels,
     turns: new TurnBudget(),
     scripts: new ScriptCursor(),
+    metrics,
   };
   let baseUrl = '';
 
@@ -68,6 +77,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     inFlight,
     recorder,
     load: () => load.current(),
+    metrics,
     sessionFactory: opts.sessionFactory,
     grades: opts.grades,
     baseUrl: () => baseUrl,

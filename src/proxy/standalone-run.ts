@@ -47,6 +47,10 @@ export class StandaloneRun implements CallSink, RolloutGrades {
     this.taskOfSession.set(session.rolloutId, session.taskId);
   }
 
+  get policyCallsWithoutTokenIds(): number {
+    return this.store.policyCallsWithoutTokenIds;
+  }
+
   record(call: RecordedCall): Promise<void> {
     if (this.registered.has(call.rolloutId)) return this.store.record(call);
     // the call is recorded even if its rollout's row could not be written

@@ -22,6 +22,8 @@ export interface CallSink {
   record(call: RecordedCall): Promise<void>;
   /** Writes what is held back for batching now (see the store's `recordLingerMs`). */
   flush?(): Promise<void>;
+  /** Policy calls recorded flagged as having come back without token ids, when the sink counts them (the store does). */
+  readonly policyCallsWithoutTokenIds?: number;
 }
 
 export type UpstreamKind = 'vllm' | 'sglang' | 'openai-compatible';

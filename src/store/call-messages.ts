@@ -30,6 +30,8 @@ export type ToCallWriter = { kind: 'calls'; calls: PostedCall[] } | { kind: 'clo
 export interface FromCallWriter {
   written: number[];
   failed: { id: number; message: string; code: string | undefined }[];
+  /** Policy calls stored flagged as without token ids since the previous answer. */
+  withoutTokenIds: number;
 }
 
 /** The call as posted, and the buffers to move with it. */

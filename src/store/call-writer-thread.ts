@@ -31,6 +31,8 @@ export class CallWriterThread implements CallWriting {
   /** Cancels the post scheduled for what is queued. */
   private cancelPost: (() => void) | undefined;
   private nextId = 0;
+  /** As the thread reported them. */
+  private withoutTokenIdsOnThread = 0;
   private stopped: Error | undefined;
   private closing = false;
   private readonly exited: Promise<void>;
@@ -73,6 +75,10 @@ export class CallWriterThread implements CallWriting {
     if (this.queue.length >= MAX_CALLS_PER_POST) this.post();
     else this.schedulePost();
     return written;
+  }
+
+  get policyCallsWithoutTokenIds(): number {
+    return this.withoutTokenIdsOnThread + (this.stopped ? this.fallback().policyCallsWithoutTokenIds : 0);
   }
 
   async flushed(): Promise<void> {
@@ -121,6 +127,7 @@ export class CallWriterThread implements CallWriting {
   }
 
   private settle(answer: FromCallWriter): void {
+    this.withoutTokenIdsOnThread += answer.withoutTokenIds;
     for (const id of answer.written) {
       this.waiting.get(id)?.resolve();
       this.waiting.delete(id);

@@ -16,6 +16,7 @@ const db = await SqliteDb.open(init.file);
 await db.exec(CONNECTION_PRAGMAS);
 // the main thread lingers before it posts: what arrives is a batch already
 const writer = new CallWriter(db, 0);
+let reportedWithoutTokenIds = 0;
 
 port.on('message', (message: ToCallWriter) => {
   if (message.kind === 'close') {
@@ -25,12 +26,16 @@ port.on('message', (message: ToCallWriter) => {
       .then(() => port.close());
     return;
   }
-  const answer: FromCallWriter = { written: [], failed: [] };
+  const answer: FromCallWriter = { written: [], failed: [], withoutTokenIds: 0 };
   const rows = message.calls.map((posted) =>
     writer.add(receivedCall(posted)).then(
       () => void answer.written.push(posted.id),
       (err: unknown) => void answer.failed.push({ id: posted.id, message: errorMessage(err), code: (err as { code?: string }).code }),
     ),
   );
-  void Promise.all(rows).then(() => port.postMessage(answer));
+  void Promise.all(rows).then(() => {
+    answer.withoutTokenIds = writer.policyCallsWithoutTokenIds - reportedWithoutTokenIds;
+    reportedWithoutTokenIds = writer.policyCallsWithoutTokenIds;
+    port.postMessage(answer);
+  });
 });

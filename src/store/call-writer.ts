@@ -12,6 +12,8 @@ export interface CallWriting {
   /** Resolves once every call added so far is stored (or has failed). */
   flushed(): Promise<void>;
   close(): Promise<void>;
+  /** Policy calls stored so far flagged as having come back without token ids: no training data in them. */
+  readonly policyCallsWithoutTokenIds: number;
 }
 
 const CALL_INSERT_COLUMNS = [
@@ -60,6 +62,7 @@ export class CallWriter implements CallWriting {
   private readonly promptDeltas = new PromptDeltaWriter();
   private readonly requestDeltas = new RequestDeltaWriter();
   private readonly writes: WriteBatcher<RecordedCall>;
+  policyCallsWithoutTokenIds = 0;
 
   constructor(
     private readonly db: SqliteDb,
@@ -88,6 +91,7 @@ export class CallWriter implements CallWriting {
     calls.forEach((c, i) => rows.push(...callParams(c, requests[i]!, this.compactPrompt(c), this.compactRequest(c, requests[i]!))));
     try {
       await this.db.runPrepared(insertCallsSql(calls.length), rows);
+      for (const c of calls) this.countStored(c);
       return calls.map(() => undefined);
     } catch (err) {
       for (const c of calls) {
@@ -103,12 +107,17 @@ export class CallWriter implements CallWriting {
         await this.db.runPrepared(insertCallsSql(1), callParams(c, requests[i]!, undefined, undefined));
         if (c.promptTokenIds) this.promptDeltas.remember(c.rolloutId, c.seq, c.promptTokenIds, c.completionTokenIds);
         this.requestDeltas.remember(c.rolloutId, c.seq, requests[i]!);
+        this.countStored(c);
         results.push(undefined);
       } catch (err) {
         results.push(err);
       }
     }
     return results;
+  }
+
+  private countStored(c: RecordedCall): void {
+    if (c.label === 'policy' && c.missingTokenIds) this.policyCallsWithoutTokenIds++;
   }
 
   private compactPrompt(c: RecordedCall): PromptDelta | undefined {

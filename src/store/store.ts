@@ -236,6 +236,11 @@ export class Store {
     return this.recordCall(call);
   }
 
+  /** Policy calls this store has recorded, since it was opened, flagged as having come back without token ids. */
+  get policyCallsWithoutTokenIds(): number {
+    return this.calls.policyCallsWithoutTokenIds;
+  }
+
   /** Resolves once every call recorded so far is stored. */
   flush(): Promise<void> {
     return this.calls.flushed();

@@ -24,6 +24,11 @@ export type UpstreamAnswer =
   | { ok: true; upstream: string; response: IncomingMessage }
   | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
 
+/** Told of each failed attempt that is tried again. */
+export interface RetryWatcher {
+  upstreamRetry(upstream: string, reason: string): void;
+}
+
 /**
  * The upstream replicas of one proxy. A rollout sticks to one replica (hash of its id). Failed
  * attempts are retried with jittered backoff: on a retryable status at the same replica, on a
@@ -42,6 +47,7 @@ export class UpstreamPool {
     private readonly retry: RetryPolicy,
     private readonly sampling: ForcedSampling | undefined,
     timeouts?: Partial<UpstreamTimeouts>,
+    private readonly retries?: RetryWatcher,
   ) {
     this.timeouts = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...timeouts };
     if (configs.length === 0) throw new Error('the proxy needs at least one upstream');
@@ -157,6 +163,7 @@ export class UpstreamPool {
       } catch (err) {
         const timedOut = err instanceof UpstreamTimeoutError;
         if (signal.aborted || last || (timedOut && err.phase !== 'connect')) throw unreachable(target, err, signal);
+        this.retries?.upstreamRetry(target.config.url, 'connection');
         index = (index + 1) % this.targets.length;
         await sleep(retryDelayMs(attempt, this.retry), signal);
         continue;
@@ -168,6 +175,7 @@ export class UpstreamPool {
       if (!isRetryableStatus(status) || last) {
         return { ok: false, upstream: target.config.url, status, message, retryAfter };
       }
+      this.retries?.upstreamRetry(target.config.url, String(status));
       await sleep(retryDelayMs(attempt, this.retry, retryAfter), signal);
     }
   }
