@@ -6,6 +6,7 @@ import type { InFlightCalls } from './in-flight.js';
 import type { PauseSwitch } from './pause-switch.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ServingLoad } from './serving-load.js';
+import type { ReplicaState } from './upstream/replica-health.js';
 import type { RolloutGrades, SessionFactory } from './types.js';
 
 export interface ControlDeps {
@@ -15,6 +16,8 @@ export interface ControlDeps {
   recorder: CallRecorder;
   /** How busy the serving thread has been. */
   load: () => ServingLoad;
+  /** Each upstream replica's URL and health. */
+  upstreams: () => ({ url: string } & ReplicaState)[];
   metrics: ProxyMetrics;
   sessionFactory: SessionFactory | undefined;
   grades: RolloutGrades | undefined;
@@ -108,6 +111,12 @@ function status(deps: ControlDeps) {
     retry_after_sec: deps.pause.retryAfterSec,
     pending_records: deps.recorder.pendingCount,
     serving_thread: deps.load(),
+    upstreams: deps.upstreams().map((u) => ({
+      url: u.url,
+      in_routing: u.ejectedUntil === 0,
+      consecutive_failures: u.consecutiveFailures,
+      ...(u.ejectedUntil === 0 ? {} : { ejected_until: new Date(u.ejectedUntil).toISOString() }),
+    })),
   };
 }
 

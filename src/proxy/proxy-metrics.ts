@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RecordedCall } from '../store/types.js';
+import type { ReplicaState } from './upstream/replica-health.js';
 
 /** Seconds; a model call lasts from milliseconds (count_tokens, a cached prompt) to minutes (a long generation). */
 const CALL_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -13,6 +14,7 @@ export interface ProxyState {
   servingThreadBusy(): number | null;
   /** From the sink, when it counts them (see `CallSink.policyCallsWithoutTokenIds`). */
   policyCallsWithoutTokenIds(): number | undefined;
+  upstreams(): ({ url: string } & ReplicaState)[];
 }
 
 /**
@@ -29,6 +31,7 @@ export class ProxyMetrics {
   private readonly pausedRefusals: Counter<'protocol'>;
   private readonly retries: Counter<'upstream' | 'reason'>;
   private readonly recordFailures: Counter;
+  private readonly ejections: Counter<'upstream'>;
 
   constructor(state: ProxyState) {
     const registers = [this.registry];
@@ -68,6 +71,21 @@ export class ProxyMetrics {
       name: 'openforge_proxy_record_failures_total',
       help: 'Calls answered whose record could not be stored (each is logged)',
       registers,
+    });
+    this.ejections = new Counter({
+      name: 'openforge_proxy_upstream_ejections_total',
+      help: 'Times a replica was left out of routing after failing several times in a row',
+      labelNames: ['upstream'],
+      registers,
+    });
+    new Gauge({
+      name: 'openforge_proxy_upstream_in_routing',
+      help: '1 while calls are routed to the replica, 0 while it is ejected after failing several times in a row',
+      labelNames: ['upstream'],
+      registers,
+      collect() {
+        for (const replica of state.upstreams()) this.labels(replica.url).set(replica.ejectedUntil === 0 ? 1 : 0);
+      },
     });
     let countedWithoutTokenIds = 0;
     new Counter({
@@ -113,6 +131,10 @@ export class ProxyMetrics {
 
   upstreamRetry(upstream: string, reason: string): void {
     this.retries.labels(upstream, reason).inc();
+  }
+
+  upstreamEjected(upstream: string): void {
+    this.ejections.labels(upstream).inc();
   }
 
   recordFailed(): void {

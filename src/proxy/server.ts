@@ -50,8 +50,20 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     pendingRecords: () => recorder.pendingCount,
     servingThreadBusy: () => load.current().busy,
     policyCallsWithoutTokenIds: () => opts.sink.policyCallsWithoutTokenIds,
+    upstreams: () => pool.replicas(),
   });
-  const pool = new UpstreamPool(opts.upstreams, { ...DEFAULT_RETRY, ...opts.retry }, opts.sampling, opts.upstreamTimeouts, metrics);
+  const pool: UpstreamPool = new UpstreamPool(opts.upstreams, { ...DEFAULT_RETRY, ...opts.retry }, opts.sampling, {
+    timeouts: opts.upstreamTimeouts,
+    ejection: opts.ejection,
+    events: {
+      upstreamRetry: (url, reason) => metrics.upstreamRetry(url, reason),
+      upstreamEjected: (url, forMs, failures) => {
+        metrics.upstreamEjected(url);
+        logger.warn(`proxy: upstream ${url} failed ${failures} times in a row; its rollouts' calls go to the next replica for ${forMs / 1000} s, then it is tried again`);
+      },
+      upstreamRestored: (url) => logger.warn(`proxy: upstream ${url} answers again; its rollouts' calls go back to it`),
+    },
+  });
   const recorder: CallRecorder = new CallRecorder(opts.sink, logger, metrics);
   const deps = {
     pool,
@@ -77,6 +89,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     inFlight,
     recorder,
     load: () => load.current(),
+    upstreams: () => pool.replicas(),
     metrics,
     sessionFactory: opts.sessionFactory,
     grades: opts.grades,

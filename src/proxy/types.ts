@@ -53,6 +53,16 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/** When a replica is left out of routing (see `ReplicaHealth`); only with two replicas or more. */
+export interface EjectionPolicy {
+  /** Failed attempts in a row (connection errors, timeouts, 5xx) that eject a replica (default 3). */
+  failuresToEject: number;
+  /** How long the first ejection lasts; each next one, without an answer between, twice as long (default 5 000 ms). */
+  baseEjectionMs: number;
+  /** Upper bound for one ejection (default 120 000 ms). */
+  maxEjectionMs: number;
+}
+
 /** Deadlines for one upstream request; each one ends the call with 504 (or an error event mid-stream). */
 export interface UpstreamTimeouts {
   /** Opening a new connection (default 10 000 ms); retried at the next replica like a refused connection. */
@@ -82,6 +92,7 @@ export interface ProxyOptions {
   /** Default 32 MiB. */
   bodyLimitBytes?: number;
   retry?: Partial<RetryPolicy>;
+  ejection?: Partial<EjectionPolicy>;
   /** SSE keepalive comment after this much upstream silence (default 10 000 ms). */
   keepaliveMs?: number;
   /** Default: console. Messages never contain API keys or secrets. */

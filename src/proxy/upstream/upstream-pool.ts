@@ -4,9 +4,10 @@ import { ROLLOUT_HEADER, TASK_HEADER } from '../../model/sim-labels.js';
 import type { ProxySession } from '../../store/types.js';
 import { errorMessage } from '../../util/errors.js';
 import { ProxyHttpError } from '../http-error.js';
-import type { ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamKind, UpstreamTimeouts } from '../types.js';
+import type { EjectionPolicy, ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamKind, UpstreamTimeouts } from '../types.js';
 import { upstreamBody, upstreamBodyBytes } from './engine-request.js';
 import { UpstreamAgents, readText, sendHttpRequest, type HttpRequest } from './http-client.js';
+import { DEFAULT_EJECTION, ReplicaHealth, type ReplicaState } from './replica-health.js';
 import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
 import { stickyIndex } from './sticky-router.js';
 import { upstreamErrorMessage } from './upstream-error-message.js';
@@ -24,15 +25,18 @@ export type UpstreamAnswer =
   | { ok: true; upstream: string; response: IncomingMessage }
   | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
 
-/** Told of each failed attempt that is tried again. */
-export interface RetryWatcher {
+/** Told of each failed attempt that is tried again, and of replicas leaving and rejoining routing. */
+export interface UpstreamEvents {
   upstreamRetry(upstream: string, reason: string): void;
+  upstreamEjected(upstream: string, forMs: number, failures: number): void;
+  upstreamRestored(upstream: string): void;
 }
 
 /**
- * The upstream replicas of one proxy. A rollout sticks to one replica (hash of its id). Failed
- * attempts are retried with jittered backoff: on a retryable status at the same replica, on a
- * connection error at the next one. Retries happen only before a 2xx answer is handed back, so
+ * The upstream replicas of one proxy. A rollout sticks to one replica (hash of its id) while that
+ * replica is in routing (see `ReplicaHealth`), else to the next one that is. Failed attempts are
+ * retried with jittered backoff: on 408, 409 or 429 (a replica that is busy or paused) at the same
+ * replica, on a 5xx or a connection error at the next one. Retries happen only before a 2xx answer is handed back, so
  * never after anything has been streamed to the harness. A connect timeout counts as a connection
  * error; an upstream that accepted the request and then timed out is not asked again (it may still
  * be generating), the call ends with 504.
@@ -41,20 +45,33 @@ export class UpstreamPool {
   private readonly targets: Target[];
   private readonly agents = new UpstreamAgents();
   private readonly timeouts: UpstreamTimeouts;
+  private readonly health: ReplicaHealth;
+  private readonly events: UpstreamEvents | undefined;
 
   constructor(
     configs: UpstreamConfig[],
     private readonly retry: RetryPolicy,
     private readonly sampling: ForcedSampling | undefined,
-    timeouts?: Partial<UpstreamTimeouts>,
-    private readonly retries?: RetryWatcher,
+    options: { timeouts?: Partial<UpstreamTimeouts>; ejection?: Partial<EjectionPolicy>; events?: UpstreamEvents } = {},
   ) {
-    this.timeouts = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...timeouts };
+    this.timeouts = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...options.timeouts };
     if (configs.length === 0) throw new Error('the proxy needs at least one upstream');
     this.targets = configs.map((config) => {
       const base = new URL(config.url.endsWith('/') ? config.url : `${config.url}/`);
       return { config, base, chatCompletions: new URL('chat/completions', base) };
     });
+    const urlOf = (index: number) => (this.targets[index] as Target).config.url;
+    const { events } = options;
+    this.health = new ReplicaHealth(this.targets.length, { ...DEFAULT_EJECTION, ...options.ejection }, {
+      ejected: (index, forMs, failures) => events?.upstreamEjected(urlOf(index), forMs, failures),
+      restored: (index) => events?.upstreamRestored(urlOf(index)),
+    });
+    this.events = events;
+  }
+
+  /** Each replica's URL and health, for /control/status. */
+  replicas(): ({ url: string } & ReplicaState)[] {
+    return this.targets.map((target, index) => ({ url: target.config.url, ...this.health.state(index) }));
   }
 
   /**
@@ -151,7 +168,8 @@ export class UpstreamPool {
     signal: AbortSignal,
     build: (target: Target) => HttpRequest,
   ): Promise<UpstreamAnswer> {
-    let index = stickyIndex(session.rolloutId, this.targets.length);
+    const sticky = stickyIndex(session.rolloutId, this.targets.length);
+    let index = this.health.pick(sticky);
     for (let attempt = 1; ; attempt++) {
       const target = this.targets[index] as Target;
       const last = attempt >= this.retry.attempts;
@@ -161,28 +179,33 @@ export class UpstreamPool {
       try {
         response = await sent;
       } catch (err) {
+        if (signal.aborted) throw err;
+        this.health.failed(index);
         const timedOut = err instanceof UpstreamTimeoutError;
-        if (signal.aborted || last || (timedOut && err.phase !== 'connect')) throw unreachable(target, err, signal);
-        this.retries?.upstreamRetry(target.config.url, 'connection');
-        index = (index + 1) % this.targets.length;
+        if (last || (timedOut && err.phase !== 'connect')) throw unreachable(target, err);
+        this.events?.upstreamRetry(target.config.url, 'connection');
+        index = this.health.pick(index + 1);
         await sleep(retryDelayMs(attempt, this.retry), signal);
         continue;
       }
       const status = response.statusCode ?? 502;
+      if (status >= 500) this.health.failed(index);
+      else this.health.answered(index);
       if (status >= 200 && status < 300) return { ok: true, upstream: target.config.url, response };
       const retryAfter = headerValue(response.headers['retry-after']);
       const message = upstreamErrorMessage(status, await readText(response).catch(errorMessage));
       if (!isRetryableStatus(status) || last) {
         return { ok: false, upstream: target.config.url, status, message, retryAfter };
       }
-      this.retries?.upstreamRetry(target.config.url, String(status));
+      this.events?.upstreamRetry(target.config.url, String(status));
+      // a 5xx at the next replica; a busy or paused one (429, 408, 409) is asked again, unless its failures took it out of routing
+      index = this.health.pick(status >= 500 ? index + 1 : index);
       await sleep(retryDelayMs(attempt, this.retry, retryAfter), signal);
     }
   }
 }
 
-function unreachable(target: Target, err: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return err;
+function unreachable(target: Target, err: unknown): unknown {
   if (err instanceof UpstreamTimeoutError) {
     return new ProxyHttpError(504, `upstream ${target.config.url} timed out: ${err.message}`, 'upstream_error', 'upstream_timeout');
   }

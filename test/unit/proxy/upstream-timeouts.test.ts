@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
@@ -6,6 +5,7 @@ import { startSimServer } from '../../../src/model/server.js';
 import type { Policy } from '../../../src/model/policies/types.js';
 import { startProxy } from '../../../src/proxy/server.js';
 import type { RunningProxy, UpstreamTimeouts } from '../../../src/proxy/types.js';
+import { startStalledListener } from '../../helpers/stalled-listener.js';
 import { MemoryLogger, MemorySink, startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 const SHORT: Partial<UpstreamTimeouts> = { connectMs: 200, firstByteMs: 200, idleMs: 200 };
@@ -164,34 +164,3 @@ describe('upstream timeouts', () => {
     expect(call?.error).toContain('connect timeout');
   });
 });
-
-/**
- * A listener in a stopped child process with a full accept queue: the kernel drops further SYNs,
- * so a new connection hangs in the handshake.
- */
-async function startStalledListener(): Promise<{ url: string; close(): Promise<void> }> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>console.log(s.address().port))"],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.once('data', (data: Buffer) => resolve(Number(String(data).trim())));
-    child.once('error', reject);
-  });
-  child.kill('SIGSTOP');
-  const fillers: net.Socket[] = [];
-  for (let i = 0; i < 8; i++) {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    fillers.push(socket);
-  }
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    async close() {
-      for (const socket of fillers) socket.destroy();
-      child.kill('SIGKILL');
-    },
-  };
-}
