@@ -151,14 +151,25 @@ async function proxyRole() {
  */
 function cpuUsage() {
   const { user, system } = process.cpuUsage();
-  return { type: 'cpu', ms: (user + system) / 1000, user: user / 1000, system: system / 1000, mainMs: mainThreadCpuMs() };
+  const { minorPageFault, voluntaryContextSwitches, involuntaryContextSwitches } = process.resourceUsage();
+  const main = mainThreadCpuMs();
+  return {
+    type: 'cpu',
+    ms: (user + system) / 1000,
+    user: user / 1000,
+    system: system / 1000,
+    mainMs: main && main.userMs + main.systemMs,
+    mainSystemMs: main && main.systemMs,
+    minorFaults: minorPageFault,
+    contextSwitches: voluntaryContextSwitches + involuntaryContextSwitches,
+  };
 }
 
-/** The main thread's user + system time from /proc (in clock ticks, 100 per second on Linux: exact enough over a round); null elsewhere. */
+/** The main thread's user and system time from /proc (in clock ticks, 100 per second on Linux: exact enough over a round); null elsewhere. */
 function mainThreadCpuMs() {
   try {
     const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+    return { userMs: Number(fields[11]) * (1000 / 100), systemMs: Number(fields[12]) * (1000 / 100) };
   } catch {
     return null;
   }
@@ -424,7 +435,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
     const requests = streamsAlone ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsAlone ? 4 : 1));
-    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, cpuWallMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
+    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, mainSystemMs: 0, minorFaults: 0, contextSwitches: 0, cpuWallMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
       for (const sample of result.samples) {
@@ -461,6 +472,9 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
             const after = await server.ask({ type: 'cpu' });
             collected[target].cpuMs += after.ms - before.ms;
             if (after.mainMs !== null) collected[target].mainCpuMs += after.mainMs - before.mainMs;
+            if (after.mainSystemMs !== null) collected[target].mainSystemMs += after.mainSystemMs - before.mainSystemMs;
+            collected[target].minorFaults += after.minorFaults - before.minorFaults;
+            collected[target].contextSwitches += after.contextSwitches - before.contextSwitches;
           }
           return result;
         };
@@ -485,7 +499,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
         }
       }
     }
-    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {}, mainThreadBusy: {} };
+    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {}, mainThreadBusy: {}, mainThreadSystemUsPerCall: {}, minorFaultsPerCall: {}, contextSwitchesPerCall: {} };
     for (const target of targets) {
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
@@ -496,6 +510,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
       if (procs[target]) row.mainThreadCpuUsPerCall[target] = (c.mainCpuMs * 1000) / calls;
       // the share of the measured rounds' wall time the serving thread ran: near 1, new work queues for it
       if (procs[target]) row.mainThreadBusy[target] = c.cpuWallMs > 0 ? c.mainCpuMs / c.cpuWallMs : null;
+      // where the kernel's share goes: the serving thread's system time, page faults and context switches of the process
+      if (procs[target]) row.mainThreadSystemUsPerCall[target] = (c.mainSystemMs * 1000) / calls;
+      if (procs[target]) row.minorFaultsPerCall[target] = c.minorFaults / calls;
+      if (procs[target]) row.contextSwitchesPerCall[target] = c.contextSwitches / calls;
     }
     rows.push(row);
   }
@@ -690,6 +708,10 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
         console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}  ${f(row.mainThreadCpuUsPerCall[target], 0).padStart(7)}`);
       }
     }
+    for (const row of rows) {
+      const per = streamsAlone ? 'stream' : 'call';
+      console.log(`${row.concurrency} concurrent, per ${per}: main thread's system time µs / minor page faults / context switches (all threads): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.mainThreadSystemUsPerCall[t], 0)} / ${f(row.minorFaultsPerCall[t], 1)} / ${f(row.contextSwitchesPerCall[t], 1)}`).join('; ')}`);
+    }
     const streamed = speed !== 'lockstep';
     const arrivals = speed === 'instant' ? 'each client streams again at once: streams start in waves, a worst case' : `each client runs a tool for ${toolMs} ms on average between streams`;
     if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms${speed === 'engine' ? ` or more + the prefill, ${f(prefillMs, 1)} ms` : ''}): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct, added = proxy − direct`);
@@ -712,7 +734,16 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
     }
     for (const row of rows) {
       const d = row.whole.direct;
-      const level = { concurrency: row.concurrency, cpuUsPerCall: row.cpuUsPerCall, mainThreadCpuUsPerCall: row.mainThreadCpuUsPerCall, mainThreadBusy: row.mainThreadBusy, targets: {} };
+      const level = {
+        concurrency: row.concurrency,
+        cpuUsPerCall: row.cpuUsPerCall,
+        mainThreadCpuUsPerCall: row.mainThreadCpuUsPerCall,
+        mainThreadBusy: row.mainThreadBusy,
+        mainThreadSystemUsPerCall: row.mainThreadSystemUsPerCall,
+        minorFaultsPerCall: row.minorFaultsPerCall,
+        contextSwitchesPerCall: row.contextSwitchesPerCall,
+        targets: {},
+      };
       for (const target of targets) {
         const w = row.whole[target];
         const st = row.stream[target];
