@@ -41,20 +41,10 @@ export class ProxyMetrics {
       labelNames: ['protocol', 'label', 'status'],
       registers,
     });
-    this.duration = new Histogram({
-      name: 'openforge_proxy_call_duration_seconds',
-      help: 'Model calls from request to the answer\'s last byte, as recorded',
-      labelNames: ['protocol', 'label', 'stream'],
-      buckets: CALL_SECONDS_BUCKETS,
-      registers,
-    });
-    this.firstByte = new Histogram({
-      name: 'openforge_proxy_time_to_first_byte_seconds',
-      help: 'Model calls from request to the first byte of the answer\'s body',
-      labelNames: ['protocol', 'label', 'stream'],
-      buckets: CALL_SECONDS_BUCKETS,
-      registers,
-    });
+    const callHistogram = (name: string, help: string) =>
+      new Histogram({ name, help, labelNames: ['protocol', 'label', 'stream'], buckets: CALL_SECONDS_BUCKETS, registers });
+    this.duration = callHistogram('openforge_proxy_call_duration_seconds', "Model calls from request to the answer's last byte, as recorded");
+    this.firstByte = callHistogram('openforge_proxy_time_to_first_byte_seconds', "Model calls from request to the first byte of the answer's body");
     this.pausedRefusals = new Counter({
       name: 'openforge_proxy_paused_refusals_total',
       help: 'Model calls refused with 429 while the proxy was paused (not recorded: the harness retries them)',
