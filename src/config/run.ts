@@ -44,6 +44,19 @@ const ResourcesSchema = z.strictObject({
   pids: z.number().int().min(16).default(512),
 });
 
+/** More servers of the model at `upstream` (`model.replicas`, a rollout request's `replicas`). */
+export const REPLICAS_SCHEMA = z
+  .array(z.string().regex(/^https?:\/\/\S+$/, 'expected an http(s) base URL such as http://10.0.0.2:8000/v1'))
+  .min(1)
+  .optional();
+
+/** Replicas sit beside a server of the same model: `upstream` must be a URL too, never a sim. */
+export function replicasBesideUrl(model: { upstream: string; replicas?: string[] | undefined }, ctx: z.RefinementCtx): void {
+  if (model.replicas && !/^https?:\/\//.test(model.upstream)) {
+    ctx.addIssue({ code: 'custom', path: ['replicas'], message: `replicas are more servers of the model at upstream, which is "${model.upstream}": make upstream one of them (a URL) or drop replicas` });
+  }
+}
+
 export const RunConfigSchema = z.strictObject({
   /** A suite folder, a task folder, or a list of them; relative to the run.yaml. */
   tasks: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
@@ -65,6 +78,12 @@ export const RunConfigSchema = z.strictObject({
     .strictObject({
       /** `sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1). */
       upstream: z.string().min(1).default('sim:oracle'),
+      /**
+       * More servers of the same model (base URLs …/v1), served alongside `upstream`: each rollout sticks to one
+       * (its prefix cache), and one that keeps failing is left out for a while. Optional rather than defaulted,
+       * so configs written before it keep their hash (and resume).
+       */
+      replicas: REPLICAS_SCHEMA,
       /** Model name sent upstream (forced onto every call). */
       name: z.string().min(1).default('policy'),
       kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm'),
@@ -75,6 +94,7 @@ export const RunConfigSchema = z.strictObject({
         })
         .default({}),
     })
+    .superRefine(replicasBesideUrl)
     .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} }),
   rollouts_per_task: z.number().int().min(1).max(10_000).default(1),
   concurrency: z.number().int().min(1).max(512).default(4),

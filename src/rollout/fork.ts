@@ -77,6 +77,8 @@ export async function planFork(
   const model = episode.loaded.config.model;
   const original = { upstream: model.upstream, name: model.name };
   model.upstream = checkUpstream(choice.upstream ?? (model.upstream.startsWith('sim:replay:') ? 'sim:oracle' : model.upstream));
+  // another upstream is one server: the original's replicas served the original's
+  if (model.upstream !== original.upstream) model.replicas = undefined;
   if (choice.modelName) model.name = choice.modelName;
   // Recorded ids are real only for the tokenizer that made them: the same model behind the same upstream.
   const sameTokenizer = (original.upstream.startsWith('sim:') && model.upstream.startsWith('sim:')) || (original.upstream === model.upstream && original.name === model.name);

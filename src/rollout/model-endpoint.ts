@@ -38,6 +38,9 @@ export async function startModelEndpoint(opts: {
   const simulated = model.upstream.startsWith('sim:');
   let upstreamUrl = model.upstream;
   let closeSim: (() => Promise<void>) | undefined;
+  if (simulated && model.replicas) {
+    throw new UserError(`model.replicas needs model.upstream to be a server of the same model, not "${model.upstream}"`, 'make model.upstream one of the URLs, or drop model.replicas');
+  }
   if (simulated) {
     const spec = parseSimSpec(model.upstream);
     const replayAnswers = spec.kind === 'replay' ? await recordedAnswers(opts.store, spec.rolloutId) : undefined;
@@ -51,7 +54,7 @@ export async function startModelEndpoint(opts: {
   const adminToken = randomBytes(24).toString('base64url');
   try {
     const proxy = await startProxy({
-      upstreams: [{ url: upstreamUrl, kind: model.kind }],
+      upstreams: [upstreamUrl, ...(model.replicas ?? [])].map((url) => ({ url, kind: model.kind })),
       sessions: opts.sessions,
       sink: opts.store,
       sampling: { model: model.name, temperature: model.sampling.temperature, maxTokens: model.sampling.max_tokens },

@@ -83,6 +83,7 @@ export const OPENAPI = {
           task_ids: { type: 'array', items: { type: 'string' } },
           harness: { type: 'string', enum: ['forge-agent', 'oracle', 'nop'], default: 'forge-agent' },
           upstream: { type: 'string', description: 'OpenAI-compatible base URL (…/v1) of the inference server, or sim:oracle | sim:noisy:<p>' },
+          replicas: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'More servers of the same model (base URLs …/v1); each rollout sticks to one of them or upstream' },
           kind: { type: 'string', enum: ['vllm', 'sglang', 'openai-compatible'], default: 'vllm' },
           model: { type: 'string', default: 'policy' },
           sampling: { type: 'object', properties: { temperature: { type: 'number' }, max_tokens: { type: 'integer' } } },

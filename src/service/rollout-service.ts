@@ -101,7 +101,7 @@ export class RolloutService {
     const config: RunConfig = {
       ...this.opts.base,
       harness: request.harness,
-      model: { upstream: request.upstream, name: request.model, kind: request.kind, sampling: request.sampling },
+      model: { upstream: request.upstream, replicas: request.replicas, name: request.model, kind: request.kind, sampling: request.sampling },
       max_turns: request.max_turns ?? this.opts.base.max_turns,
     };
     const batch = randomBytes(3).toString('hex');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HARNESS_NAMES } from '../config/run.js';
+import { HARNESS_NAMES, REPLICAS_SCHEMA, replicasBesideUrl } from '../config/run.js';
 
 /** POST /v1/rollouts */
 export const RolloutRequestSchema = z.strictObject({
@@ -10,6 +10,8 @@ export const RolloutRequestSchema = z.strictObject({
   harness: z.enum(HARNESS_NAMES).default('forge-agent'),
   /** The trainer's inference server (OpenAI-compatible base URL …/v1), or a sim: spec. */
   upstream: z.string().min(1),
+  /** More servers of the same model (base URLs …/v1); each rollout sticks to one of them or `upstream`. */
+  replicas: REPLICAS_SCHEMA,
   kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm'),
   model: z.string().min(1).default('policy'),
   sampling: z.strictObject({ temperature: z.number().min(0).max(2).optional(), max_tokens: z.number().int().positive().optional() }).default({}),
@@ -18,7 +20,7 @@ export const RolloutRequestSchema = z.strictObject({
   /** The policy's weight version, carried into every sample. */
   weight_version: z.union([z.string(), z.number()]).optional(),
   max_turns: z.number().int().min(1).max(1000).optional(),
-});
+}).superRefine(replicasBesideUrl);
 export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
 
 export type RolloutState = 'queued' | 'running' | 'finished' | 'error';

@@ -82,6 +82,9 @@ describe('openforge serve (rollout service)', () => {
     expect(missing.json.error.message).toMatch(/tasks/);
     const wrongType = await api('POST', '/v1/rollouts', { tasks: '/x', upstream: 'sim:oracle', n: 'many' });
     expect(wrongType.json.error.message).toMatch(/n:/);
+    const replicasOfSim = await api('POST', '/v1/rollouts', { tasks: '/x', upstream: 'sim:oracle', replicas: ['http://10.0.0.2:8000/v1'] });
+    expect(replicasOfSim.status).toBe(400);
+    expect(replicasOfSim.json.error.message).toMatch(/^replicas: replicas are more servers of the model at upstream, which is "sim:oracle"/);
     const malformed = await api('POST', '/v1/rollouts', '{"tasks": ');
     expect(malformed.status).toBe(400);
     const noTasks = await api('POST', '/v1/rollouts', { tasks: '/no/such/suite', upstream: 'sim:oracle' });

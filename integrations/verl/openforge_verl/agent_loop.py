@@ -11,7 +11,7 @@ from typing import Any
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
-from .client import RolloutClient
+from .client import RolloutClient, upstream_fields
 from .conversion import output_fields_from_rollout
 
 
@@ -19,7 +19,8 @@ from .conversion import output_fields_from_rollout
 class OpenForgeAgentLoop(AgentLoopBase):
     """Config (agent loop yaml kwargs or env): ``service_url`` (OPENFORGE_SERVICE_URL), ``tasks``
     (OPENFORGE_TASKS, a suite folder on the service machine), ``upstream`` (OPENFORGE_UPSTREAM, the
-    trainer's OpenAI-compatible inference server, …/v1), ``harness`` (default forge-agent), ``model``.
+    trainer's OpenAI-compatible inference server, …/v1; several separated by commas, or a list, for its
+    replicas: each rollout sticks to one), ``harness`` (default forge-agent), ``model``.
     Dataset rows name their task in ``task_id`` or ``extra_info.task_id``."""
 
     @classmethod
@@ -29,7 +30,7 @@ class OpenForgeAgentLoop(AgentLoopBase):
         super().init_class(config, tokenizer, processor, **kwargs)
         cls.service_url = kwargs.get("service_url") or os.environ["OPENFORGE_SERVICE_URL"]
         cls.tasks = kwargs.get("tasks") or os.environ["OPENFORGE_TASKS"]
-        cls.upstream = kwargs.get("upstream") or os.environ["OPENFORGE_UPSTREAM"]
+        cls.upstreams = upstream_fields(kwargs.get("upstream") or os.environ["OPENFORGE_UPSTREAM"])
         cls.harness = kwargs.get("harness", "forge-agent")
         cls.model = kwargs.get("model", "policy")
         cls.max_response_length = config.actor_rollout_ref.rollout.response_length
@@ -43,7 +44,7 @@ class OpenForgeAgentLoop(AgentLoopBase):
             "tasks": self.tasks,
             "task_ids": [task_id],
             "harness": self.harness,
-            "upstream": self.upstream,
+            **self.upstreams,
             "model": self.model,
             "sampling": {"temperature": float(sampling_params.get("temperature", 1.0))},
             "n": 1,

@@ -10,6 +10,15 @@ import urllib.request
 from typing import Any
 
 
+def upstream_fields(spec: str | list[str]) -> dict:
+    """The request's ``upstream`` and ``replicas`` from one inference server or several (a list, or URLs
+    separated by commas as in OPENFORGE_UPSTREAM): the first is ``upstream``, the rest its replicas."""
+    urls = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if u.strip()]
+    if not urls:
+        raise ValueError("no inference server: set upstream (OPENFORGE_UPSTREAM) to a base URL …/v1, or several separated by commas")
+    return {"upstream": urls[0], **({"replicas": urls[1:]} if len(urls) > 1 else {})}
+
+
 class RolloutFailed(RuntimeError):
     """The service answered with an error, or a rollout ended without a reward."""
 

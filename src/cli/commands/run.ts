@@ -8,7 +8,7 @@ export function runCommand(): Command {
     .description('run every task of a run.yaml N times in isolated containers and print rewards, pass@k and pass^k')
     .argument('<run.yaml>', 'run config (see envs/claw-basic/run.yaml)')
     .addOption(new Option('--harness <name>', 'override the harness').choices([...HARNESS_NAMES]))
-    .option('--upstream <spec>', 'override model.upstream: sim:oracle | sim:noisy:<p> | an OpenAI-compatible base URL')
+    .option('--upstream <spec>', 'override model.upstream (and drop model.replicas): sim:oracle | sim:noisy:<p> | an OpenAI-compatible base URL')
     .option('-n, --rollouts-per-task <n>', 'override rollouts_per_task', toInt)
     .option('-c, --concurrency <n>', 'override concurrency', toInt)
     .option('-o, --output <dir>', 'override the output folder')
@@ -22,7 +22,7 @@ export function runCommand(): Command {
         concurrency: opts.concurrency,
         output: opts.output,
       });
-      if (opts.upstream) loaded.config.model.upstream = opts.upstream;
+      if (opts.upstream) loaded.config.model = { ...loaded.config.model, upstream: opts.upstream, replicas: undefined };
       // the orchestrator (Docker, the proxy, the store) loads only for a run: `run --help` needs none of it
       const [{ SingleBar, Presets }, { executeRun }, { formatSummary }] = await Promise.all([
         import('cli-progress'),
