@@ -1,9 +1,12 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type Aggregator } from 'prom-client';
 import type { RecordedCall } from '../store/types.js';
 import type { ReplicaState } from './upstream/replica-health.js';
 
 /** Seconds; a model call lasts from milliseconds (count_tokens, a cached prompt) to minutes (a long generation). */
 const CALL_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/** A registry's metrics with their series, as `AggregatorRegistry.aggregate` adds them up. */
+export type MetricsSnapshot = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /** What the proxy's gauges read when scraped. */
 export interface ProxyState {
@@ -22,6 +25,8 @@ export interface ProxyState {
  * in one process keep theirs apart. Per call, a counter and two histogram observations from the
  * finished record; everything else is read when scraped. Labels stay few and bounded: protocol, call
  * label, HTTP status, stream or not, and the upstream's URL for retries; never a rollout.
+ * Each metric names how the series of several proxies in one process add up (prom-client's
+ * `aggregator`, see `snapshot`): counts sum, what describes the process is taken once.
  */
 export class ProxyMetrics {
   readonly registry = new Registry();
@@ -73,6 +78,7 @@ export class ProxyMetrics {
       help: '1 while calls are routed to the replica, 0 while it is ejected after failing several times in a row',
       labelNames: ['upstream'],
       registers,
+      aggregator: 'min',
       collect() {
         for (const replica of state.upstreams()) this.labels(replica.url).set(replica.ejectedUntil === 0 ? 1 : 0);
       },
@@ -82,6 +88,8 @@ export class ProxyMetrics {
       name: 'openforge_proxy_policy_calls_without_token_ids_total',
       help: 'Policy calls stored flagged as having come back from the upstream without token ids: no training data in them',
       registers,
+      // every proxy writing into one store reads the store's count
+      aggregator: 'max',
       collect() {
         const stored = state.policyCallsWithoutTokenIds();
         if (stored === undefined || stored <= countedWithoutTokenIds) return;
@@ -90,15 +98,16 @@ export class ProxyMetrics {
       },
     });
     gauge(registers, 'openforge_proxy_calls_in_flight', 'Model calls being answered now', state.inFlight);
-    gauge(registers, 'openforge_proxy_paused', '1 while model calls are refused for a weight update (/control/pause), else 0', () => (state.paused() ? 1 : 0));
+    gauge(registers, 'openforge_proxy_paused', '1 while model calls are refused for a weight update (/control/pause), else 0', () => (state.paused() ? 1 : 0), 'max');
     gauge(registers, 'openforge_proxy_records_pending', 'Recorded calls handed to the store and not yet written', state.pendingRecords);
-    gauge(registers, 'openforge_proxy_serving_thread_busy_ratio', 'How busy the thread serving calls was over the last window (0 to 1); at 0.9 and above calls queue for it', () => state.servingThreadBusy() ?? 0);
-    gauge(registers, 'process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss());
-    gauge(registers, 'nodejs_heap_used_bytes', 'V8 heap in use in bytes', () => process.memoryUsage().heapUsed);
+    gauge(registers, 'openforge_proxy_serving_thread_busy_ratio', 'How busy the thread serving calls was over the last window (0 to 1); at 0.9 and above calls queue for it', () => state.servingThreadBusy() ?? 0, 'first');
+    gauge(registers, 'process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss(), 'first');
+    gauge(registers, 'nodejs_heap_used_bytes', 'V8 heap in use in bytes', () => process.memoryUsage().heapUsed, 'first');
     new Counter({
       name: 'process_cpu_seconds_total',
       help: 'User and system CPU time of the process, all threads, in seconds',
       registers,
+      aggregator: 'first',
       collect() {
         const { user, system } = process.cpuUsage();
         this.reset();
@@ -135,13 +144,19 @@ export class ProxyMetrics {
   async exposition(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
+
+  /** Every metric's current series, to be added up with other registries' (`AggregatorRegistry.aggregate`). */
+  snapshot(): Promise<MetricsSnapshot> {
+    return this.registry.getMetricsAsJSON();
+  }
 }
 
-function gauge(registers: Registry[], name: string, help: string, read: () => number): void {
+function gauge(registers: Registry[], name: string, help: string, read: () => number, aggregator: Aggregator = 'sum'): void {
   new Gauge({
     name,
     help,
     registers,
+    aggregator,
     collect() {
       this.set(read());
     },

@@ -127,6 +127,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     url: baseUrl,
     port,
     app,
+    metrics,
     async close() {
       const stopped = Promise.all([servers.closeExtra(), app.close()]);
       await inFlight.settled(CLOSE_GRACE_MS);

@@ -8,7 +8,7 @@ import { UserError } from '../util/errors.js';
 import { startProxy } from './server.js';
 import { StandaloneRun, type StandaloneRunSummary } from './standalone-run.js';
 import { StandaloneSessions } from './standalone-sessions.js';
-import type { ForcedSampling, ProxyLogger, RunningProxy, UpstreamConfig, UpstreamKind } from './types.js';
+import type { EjectionPolicy, ForcedSampling, ProxyLogger, RunningProxy, UpstreamConfig, UpstreamKind } from './types.js';
 
 export interface StandaloneProxyOptions {
   /** Base URLs (with /v1) or sim specs (`sim:oracle`, `sim:noisy:0.3`); several make replicas. */
@@ -27,6 +27,8 @@ export interface StandaloneProxyOptions {
   open: boolean;
   /** Generated when absent. */
   adminToken?: string;
+  /** When a replica leaves routing; the defaults (DEFAULT_EJECTION) for what is absent. */
+  ejection?: Partial<EjectionPolicy>;
   logger?: ProxyLogger;
 }
 
@@ -98,6 +100,7 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
       adminToken,
       policyModels: options.policyModels,
       sampling: options.sampling,
+      ejection: options.ejection,
       host: options.host,
       port: options.port,
       logger: options.logger,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProxySession, RecordedCall } from '../store/types.js';
+import type { MetricsSnapshot } from './proxy-metrics.js';
 
 /** Finds the rollout session a secret belongs to. */
 export interface SessionResolver {
@@ -133,4 +134,6 @@ export interface RunningProxy {
   /** Stops listening, waits for in-flight calls and their records. */
   close(): Promise<void>;
   app: FastifyInstance;
+  /** What `GET /metrics` reads, for a process that exposes several proxies' metrics as one. */
+  metrics: { snapshot(): Promise<MetricsSnapshot> };
 }

@@ -6,6 +6,7 @@ import type { AssistantChatMessage } from '../model/chat-request.js';
 import type { PolicyAnswer } from '../model/policies/types.js';
 import { parseSimSpec } from '../model/policies/sim-spec.js';
 import { startSimServer } from '../model/server.js';
+import type { MetricsSnapshot } from '../proxy/proxy-metrics.js';
 import { startProxy } from '../proxy/server.js';
 import type { SessionResolver } from '../proxy/types.js';
 import type { RunNetwork } from '../sandbox/types.js';
@@ -20,6 +21,8 @@ export interface ModelEndpoint {
   /** New model calls get 429 + Retry-After (around a weight update); calls in flight finish. */
   pause(retryAfterSec?: number): Promise<void>;
   resume(): Promise<void>;
+  /** The proxy's Prometheus metrics, to be served with the caller's own. */
+  metrics(): Promise<MetricsSnapshot>;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,8 @@ export async function startModelEndpoint(opts: {
   store: Store;
   sessions: SessionResolver;
   network: RunNetwork;
+  /** Bearer token of the proxy's /control routes and /metrics; a random one (this process alone uses them) by default. */
+  adminToken?: string;
 }): Promise<ModelEndpoint> {
   const { model } = opts;
   const simulated = model.upstream.startsWith('sim:');
@@ -50,8 +55,8 @@ export async function startModelEndpoint(opts: {
   } else if (!/^https?:\/\//.test(upstreamUrl)) {
     throw new UserError(`model.upstream "${upstreamUrl}" is neither a sim: spec nor an http(s) URL`, 'use sim:oracle, sim:noisy:<p>, sim:replay:<rollout> or a base URL such as http://127.0.0.1:8000/v1');
   }
-  // The control routes (pause/resume) are for this process only: rollouts never see the token.
-  const adminToken = randomBytes(24).toString('base64url');
+  // Rollouts never see the token: their containers get a session secret only.
+  const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
   try {
     const proxy = await startProxy({
       upstreams: [upstreamUrl, ...(model.replicas ?? [])].map((url) => ({ url, kind: model.kind })),
@@ -72,6 +77,7 @@ export async function startModelEndpoint(opts: {
       simulated,
       pause: (retryAfterSec = 5) => control('pause', { retry_after_sec: retryAfterSec }),
       resume: () => control('resume'),
+      metrics: () => proxy.metrics.snapshot(),
       async close() {
         await proxy.close();
         await closeSim?.();

@@ -49,6 +49,8 @@ export interface RunOptions extends RunEvents {
   script?: readonly ScriptedAnswer[];
   /** Replay: `script` holds every answer of the episode; a policy call past it is answered with a final message and recorded as an overrun. */
   endAfterScript?: boolean;
+  /** Bearer token for the proxy's GET /metrics and /control/* while the run lasts (OPENFORGE_ADMIN_TOKEN); random, unusable, by default. */
+  proxyAdminToken?: string;
 }
 
 export { STORE_FILE };
@@ -120,9 +122,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     const sessions = new SessionRegistry();
     let endpoint: ModelEndpoint | undefined;
     if (harness.usesModel && todo.length > 0) {
-      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network });
+      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network, adminToken: options.proxyAdminToken });
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
+      if (options.proxyAdminToken) options.onLog?.(`proxy metrics: http://127.0.0.1:${endpoint.port}/metrics (Authorization: Bearer <the admin token>)`);
     }
     const pool = warmPool > 0 ? new WarmPool(backend) : undefined;
     if (pool) {

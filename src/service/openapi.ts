@@ -41,6 +41,13 @@ export const OPENAPI = {
     '/v1/proxy/resume': {
       post: { summary: 'Serve model calls again', responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } } },
     },
+    '/metrics': {
+      get: {
+        summary:
+          'Prometheus metrics: rollouts by state and outcome, rewards, rollout durations, the warm pool, and the recording proxies’ (calls, latency, retries, replicas in routing), added up across proxies',
+        responses: { '200': { description: 'The Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
     '/health': {
       get: {
         summary: 'Liveness, and how many rollouts got a container the warm pool started while they were queued',

@@ -16,6 +16,7 @@ import { ImageBuilder } from '../sandbox/docker/images.js';
 import type { RunNetwork } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { ServiceMetrics } from './service-metrics.js';
 import type { RolloutRequest, RolloutState, RolloutView } from './types.js';
 
 /** Builds the training samples of a finished rollout (the trajectory builder). */
@@ -63,6 +64,7 @@ export class RolloutService {
   private paused = false;
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
+  private readonly metrics: ServiceMetrics;
 
   private constructor(
     private readonly opts: RolloutServiceOptions,
@@ -73,6 +75,14 @@ export class RolloutService {
     private readonly images: TaskImages,
   ) {
     this.pool = new WarmPool(backend);
+    this.metrics = new ServiceMetrics({
+      rolloutsIn: (state) => {
+        let count = 0;
+        for (const job of this.jobs.values()) if (job.state === state) count++;
+        return count;
+      },
+      warmPool: () => this.warmPool(),
+    });
   }
 
   static async start(opts: RolloutServiceOptions): Promise<RolloutService> {
@@ -123,6 +133,7 @@ export class RolloutService {
         ids.push(job.id);
       }
     }
+    this.metrics.rolloutsSubmitted(ids.length);
     this.pump();
     return { ids, groups };
   }
@@ -153,6 +164,16 @@ export class RolloutService {
   /** The warm pool's counts so far, and its warm containers not yet taken. */
   warmPool(): WarmPoolStats & { idle: number } {
     return { ...this.pool.stats, idle: this.pool.idle };
+  }
+
+  /** GET /metrics: the service's own and those of every proxy it started, as one exposition. */
+  async metricsExposition(): Promise<{ contentType: string; text: string }> {
+    const proxies = [];
+    for (const endpoint of this.endpoints.values()) {
+      const e = await endpoint.catch(() => undefined);
+      if (e) proxies.push(await e.metrics());
+    }
+    return this.metrics.exposition(proxies);
   }
 
   async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
@@ -206,6 +227,7 @@ export class RolloutService {
 
   private async run(job: Job): Promise<void> {
     job.state = 'running';
+    const started = performance.now();
     try {
       const harness = harnessFor(job.config);
       const endpoint = harness.usesModel ? await this.endpoint(job) : undefined;
@@ -219,6 +241,7 @@ export class RolloutService {
       job.outcome = { reward: null, errorType: 'infrastructure', errorMessage: (err as Error).message, beforeAgent: true };
       job.state = 'error';
     } finally {
+      this.metrics.rolloutEnded(job.outcome ?? { reward: null, errorType: 'infrastructure' }, (performance.now() - started) / 1000);
       job.markDone();
     }
   }

@@ -24,6 +24,10 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
 
   app.get('/health', async () => ({ status: 'ok', run_id: service.runId, warm_pool: service.warmPool() }));
   app.get('/openapi.json', async () => OPENAPI);
+  app.get('/metrics', async (_req, reply) => {
+    const { contentType, text } = await service.metricsExposition();
+    return reply.type(contentType).send(text);
+  });
 
   app.post('/v1/rollouts', async (req, reply) => {
     const parsed = RolloutRequestSchema.safeParse(req.body ?? {});

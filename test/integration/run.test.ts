@@ -67,7 +67,19 @@ describe('openforge run, end to end with Docker, the proxy, the sim and forge-ag
 
   it('sim:noisy:0.5 gives mixed rewards and pass@k / pass^k that match them', async () => {
     const suite = makeSuite([{ id: 'alpha' }, { id: 'beta' }, { id: 'gamma' }]);
-    const summary = await executeRun(config({ tasks: suite, model: { upstream: 'sim:noisy:0.5' }, rollouts_per_task: 4, concurrency: 4 }));
+    // with an admin token, the run's proxy can be scraped while the run lasts
+    let port = 0;
+    let scraped: Promise<[Response, Response]> | undefined;
+    const scrape = () => Promise.all([fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer run-admin-token' } }), fetch(`http://127.0.0.1:${port}/metrics`)]);
+    const summary = await executeRun(config({ tasks: suite, model: { upstream: 'sim:noisy:0.5' }, rollouts_per_task: 4, concurrency: 4 }), {
+      proxyAdminToken: 'run-admin-token',
+      onLog: (line) => (port ||= Number(/^proxy listening on [\d.]+:(\d+)/.exec(line)?.[1] ?? 0)),
+      onRolloutDone: () => void (scraped ??= scrape()),
+    });
+    const [withToken, without] = await scraped!;
+    expect(withToken.status).toBe(200);
+    expect(await withToken.text()).toMatch(/^openforge_proxy_calls_total\{protocol="chat",label="policy",status="200"\} [1-9]/m);
+    expect(without.status).toBe(401);
     const all = summary.tasks.flatMap((t) => t.rewards);
     expect(all).toHaveLength(12);
     expect(all).toContain(0);

@@ -17,6 +17,24 @@ async function api(method: string, url: string, body?: unknown): Promise<{ statu
   return { status: res.status, json: await res.json() };
 }
 
+/** GET /metrics, with its series by their text (name and labels) as Prometheus reads them. */
+async function scrape(): Promise<{ text: string; value(series: string): number | undefined; sum(series: RegExp): number }> {
+  const res = await fetch(`${base}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^(\S+(?:\{.*\})?) (\S+)$/.exec(line);
+    if (match && !line.startsWith('#')) series.set(match[1]!, Number(match[2]));
+  }
+  return {
+    text,
+    value: (name) => series.get(name),
+    sum: (pattern) => [...series].filter(([name]) => pattern.test(name)).reduce((total, [, v]) => total + v, 0),
+  };
+}
+
 beforeAll(async () => {
   await workspaceImage();
   const out = mkdtempSync(path.join(os.tmpdir(), 'of-serve-'));
@@ -74,6 +92,31 @@ describe('openforge serve (rollout service)', () => {
     expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
     const done = await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=120`);
     expect(done.json).toMatchObject({ status: 'finished', reward: 1 });
+  }, 180_000);
+
+  it('serves Prometheus metrics of its rollouts and of all its proxies as one exposition', async () => {
+    const before = await scrape();
+    const suite = makeSuite([{ id: 'svc-metrics' }]);
+    const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'sim:oracle', model: 'metrics-policy', n: 2 });
+    for (const id of json.ids) expect((await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`)).json).toMatchObject({ status: 'finished', reward: 1 });
+    const after = await scrape();
+    const delta = (series: string) => (after.value(series) ?? 0) - (before.value(series) ?? 0);
+    expect(delta('openforge_service_rollouts_submitted_total')).toBe(2);
+    expect(delta('openforge_service_rollouts_ended_total{outcome="finished"}')).toBe(2);
+    expect(delta('openforge_service_rollouts{state="finished"}')).toBe(2);
+    expect(delta('openforge_service_reward_count')).toBe(2);
+    expect(delta('openforge_service_reward_sum')).toBe(2);
+    expect(delta('openforge_service_rollout_duration_seconds_count{outcome="finished"}')).toBe(2);
+    // a new model name is a new proxy: its calls are added to the others' under the same series
+    const policyCalls = (m: Awaited<ReturnType<typeof scrape>>) => m.sum(/^openforge_proxy_calls_total\{.*label="policy".*status="200"/);
+    expect(policyCalls(after) - policyCalls(before)).toBeGreaterThanOrEqual(2);
+    expect(after.value('openforge_proxy_calls_in_flight')).toBe(0);
+    expect(after.value('openforge_proxy_paused')).toBe(0);
+    // what describes the process is there once, whatever the number of proxies
+    expect(after.text.match(/^process_resident_memory_bytes /gm)).toHaveLength(1);
+    expect(after.value('process_resident_memory_bytes')).toBeGreaterThan(10e6);
+    const types = after.text.match(/^# TYPE \S+/gm)!;
+    expect(new Set(types).size).toBe(types.length);
   }, 180_000);
 
   it('answers bad input with a 4xx naming the problem and keeps serving', async () => {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { StandaloneProxy } from '../../proxy/standalone.js';
-import type { UpstreamKind } from '../../proxy/types.js';
+import type { EjectionPolicy, UpstreamKind } from '../../proxy/types.js';
+import { DEFAULT_EJECTION } from '../../proxy/upstream/replica-health.js';
 import { HELPER_THREADS_NICE, lowerHelperThreads } from '../../util/helper-threads.js';
 import { toInt, toPort } from '../to-int.js';
 
@@ -18,6 +19,8 @@ interface ProxyCliOptions {
   tasks?: string;
   open?: boolean;
   helperNice: number;
+  ejectAfter?: number;
+  ejectFor?: number;
 }
 
 /** `openforge proxy`: the recording proxy on its own, in front of the user's inference server. */
@@ -34,6 +37,8 @@ export function proxyCommand(): Command {
     .option('--max-tokens <n>', 'cap on max_tokens of every upstream request', toInt)
     .option('--policy-model <name>', 'model name that is a policy turn; calls for other models are labelled helper (repeatable)', collect)
     .option('--tasks <dir>', 'task folder or suite the sim upstreams solve')
+    .option('--eject-after <failures>', 'with replicas: failed attempts in a row (connection errors, timeouts, 5xx) that take a replica out of routing for a while; 0 never does (default 3)', failureCount)
+    .option('--eject-for <seconds>', 'with replicas: how long the first time out of routing lasts; each next one, without an answer between, twice as long (default 5, at most 120 or this)', positiveSeconds('--eject-for'))
     .option('--open', 'accept ANY API key or path token as a session, used as its rollout id (quick data collection, no isolation)')
     .option(
       '--helper-nice <0-19>',
@@ -65,6 +70,7 @@ async function serve(options: ProxyCliOptions): Promise<void> {
     tasksDir: options.tasks,
     open: options.open === true,
     adminToken: process.env.OPENFORGE_ADMIN_TOKEN || undefined,
+    ejection: ejectionPolicy(options),
   });
   // after the store is open: libuv starts its threads on first use
   lowerHelperThreads(options.helperNice);
@@ -130,6 +136,16 @@ function untilSignal(onFirst: () => void): Promise<void> {
   });
 }
 
+function ejectionPolicy({ ejectAfter, ejectFor }: ProxyCliOptions): Partial<EjectionPolicy> {
+  const policy: Partial<EjectionPolicy> = {};
+  if (ejectAfter !== undefined) policy.failuresToEject = ejectAfter === 0 ? Infinity : ejectAfter;
+  if (ejectFor !== undefined) {
+    policy.baseEjectionMs = ejectFor * 1000;
+    policy.maxEjectionMs = Math.max(DEFAULT_EJECTION.maxEjectionMs, policy.baseEjectionMs);
+  }
+  return policy;
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -137,6 +153,19 @@ function collect(value: string, previous: string[] | undefined): string[] {
 function niceness(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 19) throw new InvalidArgumentError(`--helper-nice takes a whole number from 0 (unchanged) to 19 (lowest priority), got "${value}"`);
   return Number(value);
+}
+
+function failureCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--eject-after takes a whole number of failures (0: never take a replica out of routing), got "${value}"`);
+  return Number(value);
+}
+
+function positiveSeconds(name: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} takes a number of seconds above 0, got "${value}"`);
+    return n;
+  };
 }
 
 function finiteNumber(name: string): (value: string) => number {

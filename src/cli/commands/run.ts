@@ -15,6 +15,7 @@ export function runCommand(): Command {
     .option('--fresh', 'start a new run even if the latest one in the output folder is unfinished')
     .option('--extra-ca <file>', 'PEM bundle passed into image builds that fetch over https')
     .option('--json', 'print the summary as JSON on stdout')
+    .addHelpText('after', '\nEnvironment: OPENFORGE_ADMIN_TOKEN opens the run\'s recording proxy to GET /metrics and GET /control/status\nwith that token as Bearer (on 127.0.0.1, at the port the run prints); OPENFORGE_EXTRA_CA as --extra-ca.')
     .action(async (file: string, opts) => {
       const loaded = loadRunConfig(file, {
         harness: opts.harness,
@@ -38,6 +39,7 @@ export function runCommand(): Command {
       const summary = await executeRun(loaded, {
         fresh: opts.fresh,
         extraCaFile: opts.extraCa ?? process.env.OPENFORGE_EXTRA_CA,
+        proxyAdminToken: process.env.OPENFORGE_ADMIN_TOKEN || undefined,
         signal: controller.signal,
         onPlan: (p) => {
           const resumed = p.resumed ? ` (resuming: ${p.skipped} finished rollouts kept)` : '';

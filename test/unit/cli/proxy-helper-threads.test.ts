@@ -1,14 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../../../src/store/store.js';
+import { CLI, startProxyCli, type ProxyCli } from '../../helpers/proxy-cli.js';
 import { makeSuite } from '../../helpers/tasks.js';
-
-/** Drives the built CLI (`npm test` builds first), as a user starts it. */
-const CLI = path.resolve('bin/openforge.js');
 
 /** Niceness of each thread of `pid`, the main thread first (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceness(pid: number): { main: number; helpers: number[] } {
@@ -24,24 +21,10 @@ describe.runIf(process.platform === 'linux')('openforge proxy: helper threads yi
     child = undefined;
   });
 
-  async function startProxy(extra: string[]): Promise<{ url: string; db: string; proc: ChildProcess; output: () => string }> {
-    const db = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-proxy-cli-')), 'calls.db');
-    const tasks = makeSuite([{ id: 'hello' }]);
-    const proc = spawn(process.execPath, [CLI, 'proxy', '--upstream', 'sim:oracle', '--tasks', tasks, '--db', db, '--port', '0', '--open', ...extra], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      proc.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match && out.includes('Ctrl-C to stop')) resolve(match[1]!);
-      });
-      proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      proc.on('exit', (code) => reject(new Error(`openforge proxy exited with ${code}: ${out}`)));
-    });
-    return { url, db, proc, output: () => out };
+  async function startProxy(extra: string[]): Promise<ProxyCli> {
+    const started = await startProxyCli(['--upstream', 'sim:oracle', '--tasks', makeSuite([{ id: 'hello' }]), '--open', ...extra]);
+    child = started.proc;
+    return started;
   }
 
   it('lowers every thread but the serving one to nice 19 by default, still serves and records calls, and says how to export them', async () => {
