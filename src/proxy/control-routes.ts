@@ -113,9 +113,9 @@ function status(deps: ControlDeps) {
     serving_thread: deps.load(),
     upstreams: deps.upstreams().map((u) => ({
       url: u.url,
-      in_routing: u.ejectedUntil === 0,
+      in_routing: u.inRouting,
       consecutive_failures: u.consecutiveFailures,
-      ...(u.ejectedUntil === 0 ? {} : { ejected_until: new Date(u.ejectedUntil).toISOString() }),
+      ...(u.inRouting ? {} : { ejected_until: new Date(u.ejectedUntil).toISOString() }),
     })),
   };
 }

@@ -80,7 +80,7 @@ export class ProxyMetrics {
       registers,
       aggregator: 'min',
       collect() {
-        for (const replica of state.upstreams()) this.labels(replica.url).set(replica.ejectedUntil === 0 ? 1 : 0);
+        for (const replica of state.upstreams()) this.labels(replica.url).set(replica.inRouting ? 1 : 0);
       },
     });
     let countedWithoutTokenIds = 0;

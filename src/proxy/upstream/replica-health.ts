@@ -8,13 +8,18 @@ export interface ReplicaHealthEvents {
   restored(replica: number): void;
 }
 
-export interface ReplicaState {
+interface Health {
   consecutiveFailures: number;
   /** Epoch ms until which calls avoid the replica; 0 when it is in routing. */
   ejectedUntil: number;
 }
 
-interface Replica extends ReplicaState {
+/** A replica's health as reported (`/control/status`, `/metrics`). */
+export interface ReplicaState extends Health {
+  inRouting: boolean;
+}
+
+interface Replica extends Health {
   /** Ejections since it last answered: each one lasts twice the one before. */
   ejections: number;
 }
@@ -75,6 +80,7 @@ export class ReplicaHealth {
 
   state(index: number): ReplicaState {
     const { consecutiveFailures, ejectedUntil } = this.replicas[index] as Replica;
-    return { consecutiveFailures, ejectedUntil: ejectedUntil > this.now() ? ejectedUntil : 0 };
+    const inRouting = ejectedUntil <= this.now();
+    return { consecutiveFailures, inRouting, ejectedUntil: inRouting ? 0 : ejectedUntil };
   }
 }

@@ -31,7 +31,7 @@ describe('replica health', () => {
     // its rollouts go to the next replica in ring order, all of them to the same one
     expect(health.pick(1)).toBe(2);
     expect(health.pick(0)).toBe(0);
-    expect(health.state(1)).toEqual({ consecutiveFailures: 3, ejectedUntil: 11_000 });
+    expect(health.state(1)).toEqual({ consecutiveFailures: 3, inRouting: false, ejectedUntil: 11_000 });
 
     advance(1_000);
     expect(health.pick(1)).toBe(1);
@@ -47,7 +47,7 @@ describe('replica health', () => {
     advance(3_000);
     health.answered(1);
     expect(events.at(-1)).toBe('restored 1');
-    expect(health.state(1)).toEqual({ consecutiveFailures: 0, ejectedUntil: 0 });
+    expect(health.state(1)).toEqual({ consecutiveFailures: 0, inRouting: true, ejectedUntil: 0 });
     // and the count starts over
     health.failed(1);
     health.failed(1);
