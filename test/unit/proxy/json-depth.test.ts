@@ -11,6 +11,10 @@ describe('nestsDeeperThan', () => {
     expect(nestsDeeperThan({ a: [1, { b: 2 }] }, 3)).toBe(false);
     expect(nestsDeeperThan({ a: [1, { b: {} }] }, 3)).toBe(true);
     expect(nestsDeeperThan(JSON.parse(nested(200_000)), MAX_JSON_DEPTH)).toBe(true);
+    // the deep part last among siblings, or under a key JSON.parse keeps as an own property
+    expect(nestsDeeperThan(JSON.parse(`{"a": [1, 2, {"b": "c"}], "z": [[], ${nested(300)}]}`), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse(`{"__proto__": ${nested(300)}}`), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse(`{"a": ${nested(250)}}`), MAX_JSON_DEPTH)).toBe(false);
   });
 });
 
