@@ -33,6 +33,7 @@ export class ProxyMetrics {
   private readonly calls: Counter<'protocol' | 'label' | 'status'>;
   private readonly duration: Histogram<'protocol' | 'label' | 'stream'>;
   private readonly firstByte: Histogram<'protocol' | 'label' | 'stream'>;
+  private readonly firstByteByUpstream: Histogram<'upstream' | 'stream'>;
   private readonly pausedRefusals: Counter<'protocol'>;
   private readonly retries: Counter<'upstream' | 'reason'>;
   private readonly recordFailures: Counter;
@@ -50,6 +51,13 @@ export class ProxyMetrics {
       new Histogram({ name, help, labelNames: ['protocol', 'label', 'stream'], buckets: CALL_SECONDS_BUCKETS, registers });
     this.duration = callHistogram('openforge_proxy_call_duration_seconds', "Model calls from request to the answer's last byte, as recorded");
     this.firstByte = callHistogram('openforge_proxy_time_to_first_byte_seconds', "Model calls from request to the first byte of the answer's body");
+    this.firstByteByUpstream = new Histogram({
+      name: 'openforge_proxy_upstream_time_to_first_byte_seconds',
+      help: "Model calls by the upstream replica that answered them (or `scripted`, `turn-limit`, … when the proxy did), from request to the first byte of the answer's body, a retry's wait included: a slow replica shows here",
+      labelNames: ['upstream', 'stream'],
+      buckets: CALL_SECONDS_BUCKETS,
+      registers,
+    });
     this.pausedRefusals = new Counter({
       name: 'openforge_proxy_paused_refusals_total',
       help: 'Model calls refused with 429 while the proxy was paused (not recorded: the harness retries them)',
@@ -116,12 +124,14 @@ export class ProxyMetrics {
     });
   }
 
-  /** One finished call, from its record (never its bodies): ~4 µs. */
+  /** One finished call, from its record (never its bodies): ~5 µs. */
   callFinished(call: RecordedCall): void {
     this.calls.labels(call.protocol, call.label, String(call.status)).inc();
     const stream = call.stream ? 'true' : 'false';
     this.duration.labels(call.protocol, call.label, stream).observe(call.durationMs / 1000);
-    if (call.ttfbMs !== null) this.firstByte.labels(call.protocol, call.label, stream).observe(call.ttfbMs / 1000);
+    if (call.ttfbMs === null) return;
+    this.firstByte.labels(call.protocol, call.label, stream).observe(call.ttfbMs / 1000);
+    this.firstByteByUpstream.labels(call.upstream, stream).observe(call.ttfbMs / 1000);
   }
 
   pausedRefusal(protocol: string): void {

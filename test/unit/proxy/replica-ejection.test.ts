@@ -133,6 +133,9 @@ describe('a failing replica behind the proxy', () => {
     expect(metrics).toContain(`openforge_proxy_upstream_ejections_total{upstream="${failing.url}"} 1`);
     expect(metrics).toContain(`openforge_proxy_upstream_in_routing{upstream="${failing.url}"} 1`);
     expect(metrics).toContain(`openforge_proxy_upstream_retries_total{upstream="${failing.url}",reason="500"} 3`);
+    // each call under the replica that answered it
+    expect(metrics).toContain(`openforge_proxy_upstream_time_to_first_byte_seconds_count{upstream="${healthy.url}",stream="false"} 5`);
+    expect(metrics).toContain(`openforge_proxy_upstream_time_to_first_byte_seconds_count{upstream="${failing.url}",stream="false"} 2`);
   });
 
   it('asks a busy replica (429) again instead of moving the rollout', async () => {
