@@ -9,7 +9,15 @@ export interface StandaloneRunSummary {
   calls: number;
   /** Rollouts with a reward. */
   graded: number;
+  /**
+   * Rollouts of earlier runs in the same store (a restarted proxy, a reused open token) that got
+   * calls from this one: they stay in their runs, which `openforge export --run <id>` writes.
+   */
+  earlierRuns: { runId: string; rollouts: number }[];
 }
+
+/** What became of a rollout's row the first time this run recorded a call of it. */
+type Registration = 'added' | 'earlier' | 'unstored';
 
 /** The harness of a standalone proxy's rollouts: whatever client called it. */
 export const EXTERNAL_HARNESS = 'external';
@@ -24,7 +32,7 @@ export const EXTERNAL_HARNESS = 'external';
  */
 export class StandaloneRun implements CallSink, RolloutGrades {
   /** Rollouts whose row is written or being written, and whether this run added it. */
-  private readonly registrations = new Map<string, Promise<boolean>>();
+  private readonly registrations = new Map<string, Promise<Registration>>();
   /** Settled registrations: a call of theirs is recorded without waiting for anything. */
   private readonly registered = new Set<string>();
   private readonly taskOfSession = new Map<string, string>();
@@ -71,8 +79,13 @@ export class StandaloneRun implements CallSink, RolloutGrades {
   /** Marks this run's rollouts and the run finished, once no call is in flight any more; what it holds. */
   async finish(): Promise<StandaloneRunSummary> {
     const finishedAt = Date.now();
+    const earlier = new Map<string, number>();
     for (const [rolloutId, registration] of this.registrations) {
-      if (await registration) await this.store.updateRollout(rolloutId, { status: 'finished', finishedAt });
+      const outcome = await registration;
+      if (outcome === 'added') await this.store.updateRollout(rolloutId, { status: 'finished', finishedAt });
+      if (outcome !== 'earlier') continue;
+      const runId = (await this.store.getRollout(rolloutId))?.runId;
+      if (runId && runId !== this.runId) earlier.set(runId, (earlier.get(runId) ?? 0) + 1);
     }
     await this.store.setRunStatus(this.runId, 'finished');
     const rollouts = await this.store.currentRollouts(this.runId);
@@ -81,10 +94,11 @@ export class StandaloneRun implements CallSink, RolloutGrades {
       rollouts: rollouts.length,
       calls: [...calls.values()].reduce((sum, n) => sum + n, 0),
       graded: rollouts.filter((r) => r.reward !== null).length,
+      earlierRuns: [...earlier].map(([runId, count]) => ({ runId, rollouts: count })),
     };
   }
 
-  private registration(rolloutId: string, calledFor?: string): Promise<boolean> {
+  private registration(rolloutId: string, calledFor?: string): Promise<Registration> {
     let registration = this.registrations.get(rolloutId);
     if (!registration) {
       registration = this.register(rolloutId, calledFor);
@@ -94,17 +108,18 @@ export class StandaloneRun implements CallSink, RolloutGrades {
   }
 
   /** `calledFor`: the task the rollout's first call was served for (an open token's client may name one). */
-  private async register(rolloutId: string, calledFor: string | undefined): Promise<boolean> {
+  private async register(rolloutId: string, calledFor: string | undefined): Promise<Registration> {
     const taskId = this.taskOfSession.get(rolloutId) ?? calledFor ?? '';
     const sampleIndex = this.samplesPerTask.get(taskId) ?? 0;
     this.samplesPerTask.set(taskId, sampleIndex + 1);
     try {
       const added = await this.store.addRollout({ id: rolloutId, runId: this.runId, taskId, sampleIndex, attempt: 0, harness: EXTERNAL_HARNESS }, { ifAbsent: true });
-      if (added) await this.store.updateRollout(rolloutId, { status: 'running', startedAt: Date.now() });
-      return added;
+      if (!added) return 'earlier';
+      await this.store.updateRollout(rolloutId, { status: 'running', startedAt: Date.now() });
+      return 'added';
     } catch (err) {
       this.logger?.error(`rollout ${rolloutId}: its row could not be stored (its calls are): ${errorMessage(err)}`);
-      return false;
+      return 'unstored';
     } finally {
       this.registered.add(rolloutId);
     }

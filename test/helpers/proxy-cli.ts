@@ -14,9 +14,10 @@ export interface ProxyCli {
   output(): string;
 }
 
-/** `openforge proxy <args> --db <a new file> --port 0`, once its banner is printed. */
-export async function startProxyCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ProxyCli> {
-  const db = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-proxy-cli-')), 'calls.db');
+/** `openforge proxy <args> --db <db, or a new file> --port 0`, once its banner is printed. */
+export async function startProxyCli(args: string[], options: { env?: NodeJS.ProcessEnv; db?: string } = {}): Promise<ProxyCli> {
+  const { env = process.env } = options;
+  const db = options.db ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'of-proxy-cli-')), 'calls.db');
   const proc = spawn(process.execPath, [CLI, 'proxy', ...args, '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {

@@ -81,7 +81,10 @@ async function serve(options: ProxyCliOptions): Promise<void> {
   process.stdout.write(
     recorded
       ? `openforge proxy stopped: run ${running.runId} recorded ${recorded.calls} calls in ${recorded.rollouts} rollouts (${recorded.graded} graded) into ${db}\n` +
-          `  training data: openforge export ${db} --format verl${recorded.graded < recorded.rollouts ? ' (--unrewarded keeps the ungraded)' : ''}\n`
+          `  training data: openforge export ${db} --format verl${recorded.graded < recorded.rollouts ? ' (--unrewarded keeps the ungraded)' : ''}\n` +
+          recorded.earlierRuns
+            .map((earlier) => `  ${earlier.rollouts} rollouts of the earlier run ${earlier.runId} got more calls here and stay in it: openforge export ${db} --format verl --run ${earlier.runId}\n`)
+            .join('')
       : 'openforge proxy stopped\n',
   );
 }

@@ -27,8 +27,7 @@ describe('openforge proxy: --eject-after and --eject-for set when a failing repl
   async function callsThroughADeadReplica(flags: string[]) {
     const dead = `http://127.0.0.1:${await closedPort()}/v1`;
     const started = await startProxyCli(['--upstream', 'sim:oracle', '--upstream', dead, '--tasks', makeSuite([{ id: 'hello' }]), '--open', ...flags], {
-      ...process.env,
-      OPENFORGE_ADMIN_TOKEN: ADMIN,
+      env: { ...process.env, OPENFORGE_ADMIN_TOKEN: ADMIN },
     });
     child = started.proc;
     for (let rollout = 0; rollout < 8; rollout++) {

@@ -131,18 +131,25 @@ describe('standalone proxy (openforge proxy)', () => {
 
   it('continues a rollout\'s numbering when a restarted proxy reopens the same store', async () => {
     const file = dbFile();
+    const summaries = [];
+    const runIds = [];
     for (let round = 0; round < 2; round++) {
       running = await start({ dbFile: file, open: true });
+      runIds.push(running.runId);
       const client = new OpenAI({ baseURL: `${running.proxy.url}/v1`, apiKey: 'same-token', maxRetries: 0 });
       // concurrent first calls: numbering must still be arrival order without gaps or repeats
       await Promise.all([1, 2, 3].map(() => client.chat.completions.create({ model: 'policy', messages: TASK_MESSAGES })));
-      await running.close();
+      if (round === 1) await new OpenAI({ baseURL: `${running.proxy.url}/v1`, apiKey: 'new-token', maxRetries: 0 }).chat.completions.create({ model: 'policy', messages: TASK_MESSAGES });
+      summaries.push(await running.close());
       running = undefined;
     }
     const store = await Store.open(file);
     const calls = await store.listCalls('same-token');
     await store.close();
     expect(calls.map((c) => c.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    // the continued rollout stays in its first run, and the second run says where its calls went
+    expect(summaries[0]).toMatchObject({ rollouts: 1, calls: 3, earlierRuns: [] });
+    expect(summaries[1]).toMatchObject({ rollouts: 1, calls: 1, earlierRuns: [{ runId: runIds[0], rollouts: 1 }] });
   });
 
   it('names a bad upstream or missing tasks as a user error, and leaves nothing running', async () => {
