@@ -21,9 +21,18 @@ export interface ModelEndpoint {
   /** New model calls get 429 + Retry-After (around a weight update); calls in flight finish. */
   pause(retryAfterSec?: number): Promise<void>;
   resume(): Promise<void>;
+  /** Pauses, then waits up to `timeoutSec` for the calls in flight to end and be recorded. */
+  drain(timeoutSec: number, retryAfterSec?: number): Promise<DrainState>;
   /** The proxy's Prometheus metrics, to be served with the caller's own. */
   metrics(): Promise<MetricsSnapshot>;
   close(): Promise<void>;
+}
+
+export interface DrainState {
+  /** No call in flight and every record written. */
+  drained: boolean;
+  inFlight: number;
+  pendingRecords: number;
 }
 
 /**
@@ -68,15 +77,21 @@ export async function startModelEndpoint(opts: {
       policyModels: [model.name],
       adminToken,
     });
-    const control = async (action: 'pause' | 'resume', payload?: object) => {
+    const control = async (action: 'pause' | 'resume' | 'drain', payload?: object, accept: number[] = []) => {
       const res = await proxy.app.inject({ method: 'POST', url: `/control/${action}`, payload: payload ?? {}, headers: { authorization: `Bearer ${adminToken}` } });
-      if (res.statusCode >= 300) throw new Error(`proxy ${action} failed: ${res.statusCode} ${res.body}`);
+      if (res.statusCode >= 300 && !accept.includes(res.statusCode)) throw new Error(`proxy ${action} failed: ${res.statusCode} ${res.body}`);
+      return res.json() as { drained?: boolean; in_flight: number; pending_records: number };
     };
     return {
       port: proxy.port,
       simulated,
-      pause: (retryAfterSec = 5) => control('pause', { retry_after_sec: retryAfterSec }),
-      resume: () => control('resume'),
+      pause: async (retryAfterSec = 5) => void (await control('pause', { retry_after_sec: retryAfterSec })),
+      resume: async () => void (await control('resume')),
+      async drain(timeoutSec, retryAfterSec) {
+        // 409: not drained within the time; its body says what is left
+        const state = await control('drain', { timeout_sec: timeoutSec, ...(retryAfterSec === undefined ? {} : { retry_after_sec: retryAfterSec }) }, [409]);
+        return { drained: state.drained === true, inFlight: state.in_flight, pendingRecords: state.pending_records };
+      },
       metrics: () => proxy.metrics.snapshot(),
       async close() {
         await proxy.close();

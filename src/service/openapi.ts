@@ -38,6 +38,34 @@ export const OPENAPI = {
         responses: { '200': { description: 'Paused', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } },
       },
     },
+    '/v1/proxy/drain': {
+      post: {
+        summary:
+          'Pause (as /v1/proxy/pause), then wait until the model calls in flight have ended and are recorded: call it before a weight update so that no answer straddles two versions; /v1/proxy/resume after',
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  timeout_sec: { type: 'number', minimum: 0, maximum: 3600, default: 60, description: 'how long to wait for the calls in flight' },
+                  retry_after_sec: { type: 'number', minimum: 0, maximum: 3600, description: 'the Retry-After harnesses are told meanwhile' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'Drained: nothing in flight, every record written', content: { 'application/json': { schema: { $ref: '#/components/schemas/DrainState' } } } },
+          '400': { $ref: '#/components/responses/Error' },
+          '409': {
+            description: 'Calls still in flight at the timeout (the proxies stay paused); the body says how many, and `error.message` too',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/DrainState' } } },
+          },
+        },
+      },
+    },
     '/v1/proxy/resume': {
       post: { summary: 'Serve model calls again', responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } } },
     },
@@ -119,6 +147,16 @@ export const OPENAPI = {
         },
       },
       PauseState: { type: 'object', properties: { paused: { type: 'boolean' } } },
+      DrainState: {
+        type: 'object',
+        properties: {
+          paused: { type: 'boolean' },
+          drained: { type: 'boolean' },
+          in_flight: { type: 'integer', description: 'model calls not yet answered' },
+          pending_records: { type: 'integer', description: 'calls answered whose records are not yet written' },
+          error: { type: 'object', properties: { message: { type: 'string' } } },
+        },
+      },
       Error: { type: 'object', properties: { error: { type: 'object', properties: { message: { type: 'string' } } } } },
     },
     responses: { Error: { description: 'Bad input or unknown rollout', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },

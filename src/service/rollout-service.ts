@@ -176,6 +176,22 @@ export class RolloutService {
     return this.metrics.exposition(proxies);
   }
 
+  /**
+   * Before a weight update: every proxy refuses new model calls (429 + Retry-After), and this waits up to
+   * `timeoutSec` for the calls in flight to end and be recorded, so that no answer straddles two versions.
+   */
+  async drain(timeoutSec: number, retryAfterSec?: number): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
+    this.paused = true;
+    const endpoints = (await Promise.all([...this.endpoints.values()].map((e) => e.catch(() => undefined)))).filter((e) => e !== undefined);
+    const states = await Promise.all(endpoints.map((e) => e.drain(timeoutSec, retryAfterSec)));
+    return {
+      paused: true,
+      drained: states.every((s) => s.drained),
+      in_flight: states.reduce((sum, s) => sum + s.inFlight, 0),
+      pending_records: states.reduce((sum, s) => sum + s.pendingRecords, 0),
+    };
+  }
+
   async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
     this.paused = paused;
     for (const endpoint of this.endpoints.values()) {

@@ -12,6 +12,11 @@ function error(message: string) {
   return { error: { message } };
 }
 
+/** Each wrong field of a request body, named by its path. */
+function problems(issues: z.core.$ZodIssue[]): string {
+  return issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+}
+
 /** The rollout service's HTTP API (documented in ./openapi.ts). */
 export function buildServiceApp(service: RolloutService): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => error(message)) });
@@ -32,7 +37,7 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
   app.post('/v1/rollouts', async (req, reply) => {
     const parsed = RolloutRequestSchema.safeParse(req.body ?? {});
     if (!parsed.success) {
-      return reply.code(400).send(error(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')));
+      return reply.code(400).send(error(problems(parsed.error.issues)));
     }
     return reply.code(202).send(service.submit(parsed.data));
   });
@@ -53,5 +58,14 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
     return service.setPaused(true, body.data?.retry_after_sec);
   });
   app.post('/v1/proxy/resume', async () => service.setPaused(false));
+  const DrainBody = z.strictObject({ timeout_sec: z.number().min(0).max(3600).default(60), retry_after_sec: z.number().min(0).max(3600).optional() });
+  app.post('/v1/proxy/drain', async (req, reply) => {
+    const body = DrainBody.safeParse(req.body ?? {});
+    if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
+    const state = await service.drain(body.data.timeout_sec, body.data.retry_after_sec);
+    if (state.drained) return state;
+    const left = `${state.in_flight} model calls still in flight and ${state.pending_records} records unwritten after ${body.data.timeout_sec} s`;
+    return reply.code(409).send({ ...state, ...error(`${left}; the proxies stay paused: drain again, or resume`) });
+  });
   return app;
 }

@@ -3,6 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTasks } from '../../src/config/task.js';
+import { startSimServer } from '../../src/model/server.js';
 import { workspaceImage } from '../helpers/docker.js';
 import { rawHttp } from '../helpers/raw-http.js';
 import { makeSuite } from '../helpers/tasks.js';
@@ -94,6 +96,33 @@ describe('openforge serve (rollout service)', () => {
     expect(done.json).toMatchObject({ status: 'finished', reward: 1 });
   }, 180_000);
 
+  it('drains before a weight update: waits for the model calls in flight, refuses new ones until resumed', async () => {
+    const suite = makeSuite([{ id: 'svc-drain' }]);
+    // an engine as slow as a real one: each answer takes 40 ms per token
+    const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 40 });
+    try {
+      const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: slow.url, model: 'drain-policy' });
+      let inFlight = 0;
+      for (let i = 0; i < 600 && inFlight === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        inFlight = (await scrape()).sum(/^openforge_proxy_calls_in_flight$/);
+      }
+      expect(inFlight).toBeGreaterThan(0);
+      // answers with the call seen in flight above ended and recorded
+      const drained = await api('POST', '/v1/proxy/drain', { timeout_sec: 60, retry_after_sec: 1 });
+      expect(drained.status).toBe(200);
+      expect(drained.json).toEqual({ paused: true, drained: true, in_flight: 0, pending_records: 0 });
+      expect((await scrape()).value('openforge_proxy_paused')).toBe(1);
+      // the harness is told to come back later; its rollout waits instead of failing
+      const waiting = await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=2`);
+      expect(waiting.json.status).toBe('running');
+      expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
+      expect((await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=120`)).json).toMatchObject({ status: 'finished', reward: 1 });
+    } finally {
+      await slow.close();
+    }
+  }, 180_000);
+
   it('serves Prometheus metrics of its rollouts and of all its proxies as one exposition', async () => {
     const before = await scrape();
     const suite = makeSuite([{ id: 'svc-metrics' }]);
@@ -140,6 +169,9 @@ describe('openforge serve (rollout service)', () => {
     const notHttp = await rawHttp(Number(port), hostname, 'HELLO\r\n\r\n');
     expect(notHttp.status).toBe(400);
     expect(notHttp.body.error.message).toMatch(/^the request is not valid HTTP\/1\.1/);
+    const badDrain = await api('POST', '/v1/proxy/drain', { timeout_sec: 'soon' });
+    expect(badDrain.status).toBe(400);
+    expect(badDrain.json.error.message).toMatch(/^timeout_sec: /);
     const spec = await api('GET', '/openapi.json');
     expect(spec.json.paths['/v1/rollouts'].post).toBeDefined();
     expect((await api('GET', '/health')).status).toBe(200);

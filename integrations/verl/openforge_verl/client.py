@@ -62,5 +62,12 @@ class RolloutClient:
     def pause(self, retry_after_sec: float = 5) -> dict:
         return self._call("POST", "/v1/proxy/pause", {"retry_after_sec": retry_after_sec})
 
+    def drain(self, timeout_sec: float = 60, retry_after_sec: float = 5) -> dict:
+        """Pauses the proxies and waits until the model calls in flight have ended and are recorded (call it
+        before a weight update; ``resume`` after). Raises RolloutFailed if calls are still in flight at the
+        timeout; the proxies stay paused."""
+        body = {"timeout_sec": timeout_sec, "retry_after_sec": retry_after_sec}
+        return self._call("POST", "/v1/proxy/drain", body, timeout=timeout_sec + 30)
+
     def resume(self) -> dict:
         return self._call("POST", "/v1/proxy/resume", {})

@@ -84,6 +84,12 @@ class AgainstService(unittest.TestCase):
     def test_pause_resume_and_errors(self):
         self.assertEqual(self.client.pause(1), {"paused": True})
         self.assertEqual(self.client.resume(), {"paused": False})
+        # nothing in flight: drained at once, and paused until resumed
+        self.assertEqual(self.client.drain(5), {"paused": True, "drained": True, "in_flight": 0, "pending_records": 0})
+        self.assertEqual(self.client.resume(), {"paused": False})
+        with self.assertRaises(RolloutFailed) as caught:
+            self.client.drain(timeout_sec=-1)
+        self.assertIn("timeout_sec", str(caught.exception))
         with self.assertRaises(RolloutFailed) as caught:
             self.client.submit(tasks="/no/such/suite", upstream="sim:oracle")
         self.assertIn("does not exist", str(caught.exception))

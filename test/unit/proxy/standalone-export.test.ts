@@ -71,7 +71,7 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     await expect(start(dbFile)).rejects.toThrow(UserError);
     await expect(start(dbFile)).rejects.toThrow(/in use by another openforge process/);
 
-    expect(await proxy.close()).toEqual({ rollouts: 3, calls: 4, graded: 1 });
+    expect(await proxy.close()).toEqual({ rollouts: 3, calls: 4, graded: 1, earlierRuns: [] });
     running = undefined;
     expect(existsSync(lockFileOf(dbFile))).toBe(false);
 
