@@ -61,7 +61,8 @@ export class RolloutService {
   private readonly sessions = new SessionRegistry();
   private readonly abort = new AbortController();
   private active = 0;
-  private paused = false;
+  /** While paused (pause or drain), the Retry-After harnesses are told; a proxy started meanwhile tells them the same. */
+  private paused: { retryAfterSec?: number } | null = null;
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
   private readonly metrics: ServiceMetrics;
@@ -181,7 +182,7 @@ export class RolloutService {
    * `timeoutSec` for the calls in flight to end and be recorded, so that no answer straddles two versions.
    */
   async drain(timeoutSec: number, retryAfterSec?: number): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
-    this.paused = true;
+    this.paused = { retryAfterSec };
     const endpoints = (await Promise.all([...this.endpoints.values()].map((e) => e.catch(() => undefined)))).filter((e) => e !== undefined);
     const states = await Promise.all(endpoints.map((e) => e.drain(timeoutSec, retryAfterSec)));
     return {
@@ -193,7 +194,7 @@ export class RolloutService {
   }
 
   async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
-    this.paused = paused;
+    this.paused = paused ? { retryAfterSec } : null;
     for (const endpoint of this.endpoints.values()) {
       const e = await endpoint.catch(() => undefined);
       if (e) await (paused ? e.pause(retryAfterSec) : e.resume());
@@ -270,7 +271,7 @@ export class RolloutService {
     if (!e) {
       e = startModelEndpoint({ model: job.config.model, tasks: simulated ? loadTasks(job.request.tasks) : [], store: this.store, sessions: this.sessions, network: this.network });
       this.endpoints.set(key, e);
-      e.then((ready) => (this.paused ? ready.pause() : undefined)).catch(() => this.endpoints.delete(key));
+      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec) : undefined)).catch(() => this.endpoints.delete(key));
     }
     return e;
   }
