@@ -169,11 +169,7 @@ export class RolloutService {
 
   /** GET /metrics: the service's own and those of every proxy it started, as one exposition. */
   async metricsExposition(): Promise<{ contentType: string; text: string }> {
-    const proxies = [];
-    for (const endpoint of this.endpoints.values()) {
-      const e = await endpoint.catch(() => undefined);
-      if (e) proxies.push(await e.metrics());
-    }
+    const proxies = await Promise.all((await this.startedEndpoints()).map((e) => e.metrics()));
     return this.metrics.exposition(proxies);
   }
 
@@ -183,8 +179,7 @@ export class RolloutService {
    */
   async drain(timeoutSec: number, retryAfterSec?: number): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
     this.paused = { retryAfterSec };
-    const endpoints = (await Promise.all([...this.endpoints.values()].map((e) => e.catch(() => undefined)))).filter((e) => e !== undefined);
-    const states = await Promise.all(endpoints.map((e) => e.drain(timeoutSec, retryAfterSec)));
+    const states = await Promise.all((await this.startedEndpoints()).map((e) => e.drain(timeoutSec, retryAfterSec)));
     return {
       paused: true,
       drained: states.every((s) => s.drained),
@@ -195,10 +190,7 @@ export class RolloutService {
 
   async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
     this.paused = paused ? { retryAfterSec } : null;
-    for (const endpoint of this.endpoints.values()) {
-      const e = await endpoint.catch(() => undefined);
-      if (e) await (paused ? e.pause(retryAfterSec) : e.resume());
-    }
+    for (const e of await this.startedEndpoints()) await (paused ? e.pause(retryAfterSec) : e.resume());
     return { paused };
   }
 
@@ -207,7 +199,7 @@ export class RolloutService {
     this.queue.length = 0;
     await this.pool.close();
     await this.backend.removeRun(this.runId).catch(() => undefined);
-    for (const e of this.endpoints.values()) await (await e.catch(() => undefined))?.close();
+    for (const e of await this.startedEndpoints()) await e.close();
     await this.backend.releaseNetwork(this.network).catch(() => undefined);
     await this.store.setRunStatus(this.runId, 'finished').catch(() => undefined);
     await this.store.close();
@@ -261,6 +253,12 @@ export class RolloutService {
       this.metrics.rolloutEnded(job.outcome ?? { reward: null, errorType: 'infrastructure' }, (performance.now() - started) / 1000);
       job.markDone();
     }
+  }
+
+  /** The proxies started so far (one that failed to start is left out: its rollouts failed with its error). */
+  private async startedEndpoints(): Promise<ModelEndpoint[]> {
+    const settled = await Promise.all([...this.endpoints.values()].map((e) => e.catch(() => undefined)));
+    return settled.filter((e) => e !== undefined);
   }
 
   /** One proxy (and sim, for sim: upstreams) per distinct model config and task set. */

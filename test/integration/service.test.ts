@@ -102,13 +102,27 @@ describe('openforge serve (rollout service)', () => {
     const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 40 });
     try {
       const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: slow.url, model: 'drain-policy' });
-      let inFlight = 0;
-      for (let i = 0; i < 600 && inFlight === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        inFlight = (await scrape()).sum(/^openforge_proxy_calls_in_flight$/);
+      const callInFlight = async () => {
+        for (let i = 0; i < 600; i++) {
+          if ((await scrape()).sum(/^openforge_proxy_calls_in_flight$/) > 0) return true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return false;
+      };
+      // out of time with a call in flight: 409, what is left, and the proxies stay paused (a call can end
+      // between the scrape and the drain: then resume and catch the next one)
+      let tooSoon: Awaited<ReturnType<typeof api>> | undefined;
+      for (let i = 0; i < 10 && tooSoon?.status !== 409; i++) {
+        expect(await callInFlight()).toBe(true);
+        tooSoon = await api('POST', '/v1/proxy/drain', { timeout_sec: 0 });
+        if (tooSoon.status !== 409) await api('POST', '/v1/proxy/resume');
       }
-      expect(inFlight).toBeGreaterThan(0);
-      // answers with the call seen in flight above ended and recorded
+      expect(tooSoon!.status).toBe(409);
+      expect(tooSoon!.json).toMatchObject({ paused: true, drained: false });
+      expect(tooSoon!.json.in_flight).toBeGreaterThan(0);
+      expect(tooSoon!.json.error.message).toMatch(/^\d+ model calls still in flight and \d+ records unwritten after 0 s; the proxies stay paused/);
+      expect((await scrape()).value('openforge_proxy_paused')).toBe(1);
+      // given time, it answers once the call seen in flight has ended and is recorded
       const drained = await api('POST', '/v1/proxy/drain', { timeout_sec: 60, retry_after_sec: 1 });
       expect(drained.status).toBe(200);
       expect(drained.json).toEqual({ paused: true, drained: true, in_flight: 0, pending_records: 0 });
