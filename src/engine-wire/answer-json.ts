@@ -6,7 +6,7 @@
  */
 
 import type { ChatBody } from './chat-wire.js';
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, skipSpace } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, isSpace, skipSpace } from './json-bytes.js';
 
 const KEY = Buffer.from('"prompt_token_ids"');
 const NULL = Buffer.from('null');
@@ -40,14 +40,14 @@ function withoutList(bytes: Buffer, list: { start: number; end: number }): strin
 function topLevelIdList(bytes: Buffer): { ids: Int32Array; start: number; end: number } | undefined {
   // vLLM writes the key once, near the end; inside a JSON string its quotes would be escaped
   const key = bytes.lastIndexOf(KEY);
-  if (key < 0 || depthAt(bytes, key) !== 1) return undefined;
+  if (key < 0) return undefined;
   let at = skipSpace(bytes, key + KEY.length);
   if (bytes[at] !== COLON) return undefined;
   at = skipSpace(bytes, at + 1);
   if (bytes[at] !== OPEN_BRACKET) return undefined;
   const start = at;
   const close = bytes.indexOf(CLOSE_BRACKET, start);
-  if (close < 0) return undefined;
+  if (close < 0 || !closesTopLevel(bytes, close + 1)) return undefined;
   // at most one id per two bytes ("1,"); read into a reused scratch array, copied out at its size
   const ids = scratchFor(((close - start) >> 1) + 1);
   let count = 0;
@@ -58,11 +58,19 @@ function topLevelIdList(bytes: Buffer): { ids: Int32Array; start: number; end: n
     if (negative) at++;
     let value = 0;
     const first = at;
-    for (let c = bytes[at]; c !== undefined && c >= ZERO && c <= NINE; c = bytes[++at]) value = value * 10 + (c - ZERO);
+    let c = bytes[at] as number;
+    // `close` bounds the loop: the list's own `]` is not a digit
+    for (; c >= ZERO && c <= NINE; c = bytes[++at] as number) value = value * 10 + (c - ZERO);
     if (at === first || at - first > MAX_ID_DIGITS) return undefined;
     if (negative) value = -value;
     if (value > 0x7fffffff || value < -0x80000000) return undefined;
     ids[count++] = value;
+    // vLLM writes `1,2,3`: the space between is the rare case
+    if (c === COMMA) {
+      at++;
+      if (isSpace(bytes[at])) at = skipSpace(bytes, at);
+      continue;
+    }
     at = skipSpace(bytes, at);
     if (bytes[at] === CLOSE_BRACKET) return { ids: ids.slice(0, count), start, end: at + 1 };
     if (bytes[at] !== COMMA) return undefined; // a fraction, an exponent, a string: not an id list
@@ -81,18 +89,23 @@ function scratchFor(size: number): Int32Array {
   return array;
 }
 
-/** Nesting depth of objects and arrays at `end` (1: directly inside the top-level object), or -1 when `end` is inside a string. */
-function depthAt(bytes: Buffer, end: number): number {
-  let depth = 0;
+/**
+ * Whether the object that holds a member ending at `from` is the top-level one: what follows it
+ * closes exactly one level, at the last byte. That holds for a JSON text exactly when the member
+ * is at depth 1, and whatever is not JSON, `JSON.parse` of the rest refuses. The tail after vLLM's
+ * id list is a few bytes, where a scan from the start would cross the whole answer.
+ */
+function closesTopLevel(bytes: Buffer, from: number): boolean {
+  let depth = 1;
   let inString = false;
-  for (let i = 0; i < end; i++) {
+  for (let i = from; i < bytes.length; i++) {
     const c = bytes[i];
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
     else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return skipSpace(bytes, i + 1) === bytes.length;
   }
-  return inString ? -1 : depth;
+  return false;
 }

@@ -61,6 +61,19 @@ describe('prompt_token_ids read from the bytes of a whole answer', () => {
     expect(result.parsed).toEqual(nested);
   });
 
+  it('judges the key top-level from what follows the list: nested values, brackets in strings, trailing space', () => {
+    const tricky = answer([4, 5], 'ok', { kv_transfer_params: { blocks: [[1, 2], { note: 'a ] } \\" [ {' }] }, tail: '}}]]' });
+    expect(split(tricky)).toEqual({ fromBytes: true, ids: [4, 5], parsed: { ...tricky, prompt_token_ids: null } });
+    const spaced = Buffer.from(`${JSON.stringify(answer([4, 5]), null, 2)}\n  \n`);
+    expect(Array.from(parseAnswer(spaced).prompt_token_ids as Int32Array)).toEqual([4, 5]);
+    // one level too deep: the list closes an inner object first
+    const inner = Buffer.from('{"choices":[],"debug":{"prompt_token_ids":[1,2]}}');
+    expect(parseAnswer(inner).prompt_token_ids).toBeUndefined();
+    expect((parseAnswer(inner) as { debug: unknown }).debug).toEqual({ prompt_token_ids: [1, 2] });
+    // text after the top-level object is not JSON, and JSON.parse says so
+    expect(() => parseAnswer(Buffer.from('{"prompt_token_ids":[1,2]} {}'))).toThrow(SyntaxError);
+  });
+
   it('leaves anything but a list of 32-bit integers to JSON.parse', () => {
     for (const value of [null, [1.5, 2], [2 ** 31], [-(2 ** 31) - 1], ['1'], [1, null], 'ids', {}]) {
       const body = answer(value);
