@@ -47,9 +47,11 @@
 //                                [--alt-node-flags='--flag …' (the proxy-alt target: the recording proxy under other Node / V8 flags)]
 //                                [--alt-dist DIR (the proxy-alt target: the recording proxy of another build, e.g. an earlier commit's dist/)]
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
+//                                [--cpu-prof DIR (a CPU profile of the `proxy` target's serving thread over each level's measured
+//                                 rounds, not its start-up or warm-up: DIR/proxy-<mode>-<upstream>-<level>.cpuprofile)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,6 +92,7 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'shared,pinned' },
     'skip-memory': { type: 'boolean', default: false },
     'streams-only': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string', default: '' },
     'alt-node-flags': { type: 'string', default: '' },
     'alt-dist': { type: 'string', default: '' },
     dist: { type: 'string', default: '' },
@@ -105,6 +108,9 @@ const helperNice = (defaultNice) => (values['helper-nice'] === '' ? defaultNice 
 const REQUEST_KB = Number(values['request-kb']);
 /** `--streams-only`: the measured rounds run streams alone (a profile of the streaming path; CPU per stream). */
 const streamsOnly = values['streams-only'];
+/** `--cpu-prof DIR`: where the `proxy` target's profiles of its measured rounds go. */
+const cpuProfDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : '';
+if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
 if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);
 
 // ── roles ───────────────────────────────────────────────────────────────────
@@ -134,6 +140,8 @@ async function proxyRole() {
   process.on('message', async (message) => {
     if (message.type === 'rss') process.send({ type: 'rss', rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed });
     if (message.type === 'cpu') process.send(cpuUsage());
+    if (message.type === 'profile-start') process.send({ type: 'profiling', ...(await profiler.start()) });
+    if (message.type === 'profile-stop') process.send({ type: 'profiled', file: await profiler.stop(message.file) });
     if (message.type === 'close') {
       await proxy.close();
       const counts = await store.countCalls([...sessions.values()].map((s) => s.rolloutId));
@@ -142,7 +150,36 @@ async function proxyRole() {
       process.exit(0);
     }
   });
+  const profiler = serverProfiler();
   process.send({ type: 'ready', url: proxy.url, secrets: [...sessions.keys()], rss: process.memoryUsage().rss });
+}
+
+/**
+ * The serving thread's CPU profile, started and stopped by the bench around the measured rounds
+ * (`--cpu-prof`), so that start-up and warm-up (compiling, the first GCs) stay out of it.
+ */
+function serverProfiler() {
+  let session;
+  const post = (method, params = {}) => new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  return {
+    async start() {
+      const { Session } = await import('node:inspector');
+      session = new Session();
+      session.connect();
+      await post('Profiler.enable');
+      // 250 µs: a paced call costs the serving thread ~1 ms, so each call is sampled a few times
+      await post('Profiler.setSamplingInterval', { interval: 250 });
+      await post('Profiler.start');
+      return {};
+    },
+    async stop(file) {
+      const { profile } = await post('Profiler.stop');
+      session.disconnect();
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
 }
 
 /**
@@ -381,6 +418,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   const streamsAlone = streamsOnly || speed === 'engine';
   const pinned = mode === 'pinned';
   if (pinned && !pinSelf('0')) throw new Error('taskset failed: cannot run the pinned mode');
+  if (pinned && cpuProfDir) {
+    // seen here: 617 ms of samples where the thread ran ~5 s, a third of them "(garbage collector)"
+    console.error("bench: --cpu-prof in the pinned mode: V8's sampling thread shares the proxy's core, so it samples mostly where the serving thread gives the core up; profile with --modes shared");
+  }
   const hop = pinned ? 1 : undefined;
   const procs = {
     proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop),
@@ -459,6 +500,8 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // order; cause not found), so each server takes that place in turn (once each in the default
     // 3 servers × 3 rounds).
     const servers = targets.filter((t) => t !== 'direct');
+    // the other targets' rounds leave the proxy idle, and idle samples are not the serving thread's work
+    if (cpuProfDir && targets.includes('proxy')) await procs.proxy.ask({ type: 'profile-start' });
     for (let round = 0; round < ROUNDS; round++) {
       const order = [...servers.map((_, i) => servers[(i + round) % servers.length]), ...(targets.includes('direct') ? ['direct'] : [])];
       for (const target of order) {
@@ -498,6 +541,10 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
           collected[target].ttfbP50ByRound.push(summarize(samples).ttfbP50);
         }
       }
+    }
+    if (cpuProfDir && targets.includes('proxy')) {
+      const { file } = await procs.proxy.ask({ type: 'profile-stop', file: path.join(cpuProfDir, `proxy-${mode}-${speed}-${concurrency}.cpuprofile`) });
+      console.error(`bench: the proxy's CPU profile over the measured rounds: ${file}`);
     }
     const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {}, mainThreadBusy: {}, mainThreadSystemUsPerCall: {}, minorFaultsPerCall: {}, contextSwitchesPerCall: {} };
     for (const target of targets) {
