@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ProxySession } from '../store/types.js';
 import { authenticate } from './auth.js';
 import { ProxyHttpError } from './http-error.js';
@@ -11,17 +11,25 @@ type ErrorBody = (message: string, type: string, code: string | null) => unknown
 
 /**
  * An onRequest hook: authenticates before the body is read, so a request without a valid secret
- * gets its 401 whatever its body, and costs no parsing.
+ * gets its 401 whatever its body, and costs no parsing. Callback style: no promise per request.
  */
 export function authHook(resolver: SessionResolver, errorBody: ErrorBody) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const { secret } = request.params as { secret?: string };
+    let session: ProxySession;
     try {
-      sessions.set(request, withClientTask(authenticate(resolver, secret, request.headers), request.headers));
+      session = withClientTask(authenticate(resolver, secret, request.headers), request.headers);
     } catch (err) {
-      if (!(err instanceof ProxyHttpError)) throw err;
-      await reply.code(err.status).send(errorBody(err.message, err.type, err.code));
+      if (!(err instanceof ProxyHttpError)) {
+        done(err as Error);
+        return;
+      }
+      // answered here: fastify runs nothing more for this request, so `done` is not called
+      reply.code(err.status).send(errorBody(err.message, err.type, err.code));
+      return;
     }
+    sessions.set(request, session);
+    done();
   };
 }
 

@@ -10,10 +10,15 @@ import { openAIErrorBody } from './http-error.js';
  * the ordinary request handler, which every bound host shares, so one hook covers them all.
  */
 export function refuseWebSocketUpgrades(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // callback style: every request passes here, and an async hook would cost each one a promise
+  app.addHook('onRequest', (request, reply, done) => {
     const upgrade = request.headers.upgrade;
-    if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket') return;
+    if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket') {
+      done();
+      return;
+    }
     const message = 'the proxy serves no WebSockets: send the request as an HTTP POST (server-sent events for streams)';
-    await reply.code(426).header('connection', 'close').send(openAIErrorBody(message, 'invalid_request_error', 'websocket_not_supported'));
+    // answered here, so `done` is not called: fastify runs nothing more for this request
+    reply.code(426).header('connection', 'close').send(openAIErrorBody(message, 'invalid_request_error', 'websocket_not_supported'));
   });
 }
