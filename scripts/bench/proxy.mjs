@@ -33,7 +33,10 @@
 // `--passthrough-cpu-us N` makes the pass-through burn N µs per call (diagnostic: a forwarder as
 // busy as the proxy shows how much of the proxy's tail its CPU per call alone explains).
 // The proxy lowers its helper threads' priority as `openforge proxy` does; `--helper-nice 0` leaves
-// them at the serving thread's. The target `proxy-nice0` (not run by default) is a second recording proxy
+// them at the serving thread's. The target `framework` (not run by default) is a forwarder on fastify that reads
+// each body whole and parses it as the proxy does, then forwards it: what the web framework and the JSON parse
+// cost, so that the proxy's own work shows apart from them.
+// The target `proxy-nice0` (not run by default) is a second recording proxy
 // that leaves them so, to compare the two in one run (docs/perf.md).
 // Every target asks the upstream for the same work: the direct and pass-through requests carry the
 // token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
@@ -42,7 +45,7 @@
 //                                [--upstreams instant,paced,engine,lockstep] [--pace-token-ms 5] [--tool-ms 100] [--paced-calls-per-client 60]
 //                                [--prefill-tokens-per-s 50000] [--decode-tokens-per-s 12500]
 //                                [--record-linger-ms N (default: the store's RECORD_LINGER_MS)] [--passthrough-cpu-us N] [--helper-nice 0-19]
-//                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,proxy-nice0][,proxy-alt]] [--skip-memory]
+//                                [--modes shared,pinned] [--targets direct,passthrough,proxy,proxy-nosink[,framework][,proxy-nice0][,proxy-alt]] [--skip-memory]
 //                                [--streams-only (the measured rounds run streams alone, 4× as many, and CPU is per stream)]
 //                                [--alt-node-flags='--flag …' (the proxy-alt target: the recording proxy under other Node / V8 flags)]
 //                                [--alt-dist DIR (the proxy-alt target: the recording proxy of another build, e.g. an earlier commit's dist/)]
@@ -249,6 +252,50 @@ async function passthroughRole() {
   process.send({ type: 'ready', url: `http://127.0.0.1:${server.address().port}` });
 }
 
+/**
+ * Diagnostic: a forwarder on the proxy's web framework. Each body is read whole and parsed, as the
+ * proxy's content-type parser does, then its bytes are forwarded and the answer relayed as it comes.
+ * Between it and the pass-through: fastify and the parse; between it and the proxy: the proxy's own work.
+ */
+async function frameworkRole() {
+  const { default: Fastify } = await import('fastify');
+  const upstream = new URL(values.upstream);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  const app = Fastify({ keepAliveTimeout: 72_000, requestTimeout: 0, bodyLimit: 32 * 1024 * 1024 });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes, done) => {
+    try {
+      done(null, { bytes, parsed: JSON.parse(bytes.toString('utf8')) });
+    } catch (err) {
+      done(err, undefined);
+    }
+  });
+  app.post('/v1/chat/completions', (request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    const { bytes } = request.body;
+    const headers = { 'content-type': 'application/json', 'content-length': bytes.length, host: upstream.host };
+    const forwarded = http.request({ host: upstream.hostname, port: upstream.port, method: 'POST', path: request.url, headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    res.on('close', () => forwarded.destroy());
+    forwarded.end(bytes);
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
+  lowerHelperThreads(helperNice(HELPER_THREADS_NICE));
+  process.on('message', (message) => {
+    if (message.type === 'cpu') process.send(cpuUsage());
+    if (message.type === 'close') process.exit(0);
+  });
+  process.send({ type: 'ready', url });
+}
+
 function loadgenRole() {
   const agents = new Map();
   const agentFor = (key, maxSockets) => {
@@ -400,7 +447,7 @@ function pinSelf(cpus) {
   return spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)]).status === 0;
 }
 
-const TARGETS = ['direct', 'passthrough', 'proxy', 'proxy-nosink', 'proxy-nice0', 'proxy-alt'];
+const TARGETS = ['direct', 'passthrough', 'framework', 'proxy', 'proxy-nosink', 'proxy-nice0', 'proxy-alt'];
 const HOP_PERCENTILES = [50, 90, 95, 99, 99.9];
 const UPSTREAMS = ['instant', 'paced', 'engine', 'lockstep'];
 const ROUNDS = 3;
@@ -427,6 +474,8 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop),
     'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none', '--helper-nice', values['helper-nice']], hop),
     passthrough: child('passthrough', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop),
+    // diagnostic, on request: the web framework and the JSON parse alone, forwarding
+    ...(targets.includes('framework') ? { framework: child('framework', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop) } : {}),
     // diagnostic, on request: a second recording proxy whose helper threads keep the serving thread's priority
     ...(targets.includes('proxy-nice0')
       ? { 'proxy-nice0': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'], hop) }
@@ -442,6 +491,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   const urls = {
     direct: [`${simUrl}/chat/completions`],
     passthrough: [`${info.passthrough.url}/v1/chat/completions`],
+    framework: info.framework && [`${info.framework.url}/v1/chat/completions`],
     proxy: info.proxy.secrets.map((secret) => `${info.proxy.url}/s/${secret}/v1/chat/completions`),
     'proxy-nosink': info['proxy-nosink'].secrets.map((secret) => `${info['proxy-nosink'].url}/s/${secret}/v1/chat/completions`),
     'proxy-nice0': info['proxy-nice0']?.secrets.map((secret) => `${info['proxy-nice0'].url}/s/${secret}/v1/chat/completions`),
@@ -458,7 +508,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     whole: JSON.stringify({ ...requestBody(false), ...(capture ? tokenCapture : {}) }),
     stream: JSON.stringify({ ...requestBody(true), ...streamCap, ...(capture ? streamCapture : {}) }),
   });
-  const bodyFor = { direct: bodies(true), passthrough: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false), 'proxy-alt': bodies(false) };
+  const bodyFor = { direct: bodies(true), passthrough: bodies(true), framework: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false), 'proxy-alt': bodies(false) };
 
   const drain = async (target) => {
     // the records of a target's calls are written before anything else runs (and count in its CPU)
@@ -570,6 +620,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   await procs['proxy-nice0']?.ask({ type: 'close' });
   await procs['proxy-alt']?.ask({ type: 'close' });
   procs.passthrough.proc.send({ type: 'close' });
+  procs.framework?.proc.send({ type: 'close' });
   loadgen.proc.send({ type: 'exit' });
   if (pinned) pinSelf(`0-${os.cpus().length - 1}`);
   return { mode, speed, streamsAlone, rows, recorded: closed.recorded, rssAfterLoad };
@@ -722,7 +773,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(requestBody(false)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
-  console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`);
+  console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('framework') ? '; framework = a fastify forwarder that reads and parses each body as the proxy does, and records nothing (diagnostic)' : ''}${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`);
   const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens, toolMs, modes: [] };
   const prefillMs = (promptTokens / prefillTokensPerSecond) * 1000;
   for (const { mode, speed, streamsAlone, rows, recorded } of results) {
@@ -818,5 +869,6 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
 
 if (values.role === 'proxy') await proxyRole();
 else if (values.role === 'passthrough') await passthroughRole();
+else if (values.role === 'framework') await frameworkRole();
 else if (values.role === 'loadgen') loadgenRole();
 else await main();
