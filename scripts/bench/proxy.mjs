@@ -227,29 +227,36 @@ async function passthroughRole() {
   const server = http.createServer({ keepAliveTimeout: 72_000, requestTimeout: 0, noDelay: true }, (req, res) => {
     // diagnostic: a forwarder as busy per call as the proxy, to tell its CPU from anything else
     for (const end = performance.now() + extraCpuMs; performance.now() < end; );
-    const forwarded = http.request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-    res.on('close', () => forwarded.destroy());
-    req.pipe(forwarded);
+    req.pipe(relayed(upstream, agent, res, { method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  // the same thread policy as the proxy's, so the two differ by what the proxy does alone
+  await serveForwarder(`http://127.0.0.1:${server.address().port}`);
+}
+
+/** A request to the upstream whose answer is relayed to `res` as it comes (502 if the upstream fails). */
+function relayed(upstream, agent, res, { method, path: requestPath, headers }) {
+  const forwarded = http.request({ host: upstream.hostname, port: upstream.port, method, path: requestPath, headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  forwarded.on('error', () => {
+    if (!res.headersSent) res.writeHead(502);
+    res.end();
+  });
+  res.on('close', () => forwarded.destroy());
+  return forwarded;
+}
+
+/** A forwarder role's life after listening: the proxy's thread policy, then the bench's messages. */
+async function serveForwarder(url) {
+  // the same thread policy as the proxy's, so that they differ by what the proxy does alone
   const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
   lowerHelperThreads(helperNice(HELPER_THREADS_NICE));
   process.on('message', (message) => {
     if (message.type === 'cpu') process.send(cpuUsage());
     if (message.type === 'close') process.exit(0);
   });
-  process.send({ type: 'ready', url: `http://127.0.0.1:${server.address().port}` });
+  process.send({ type: 'ready', url });
 }
 
 /**
@@ -272,28 +279,11 @@ async function frameworkRole() {
   });
   app.post('/v1/chat/completions', (request, reply) => {
     reply.hijack();
-    const res = reply.raw;
     const { bytes } = request.body;
     const headers = { 'content-type': 'application/json', 'content-length': bytes.length, host: upstream.host };
-    const forwarded = http.request({ host: upstream.hostname, port: upstream.port, method: 'POST', path: request.url, headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forwarded.on('error', () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-    res.on('close', () => forwarded.destroy());
-    forwarded.end(bytes);
+    relayed(upstream, agent, reply.raw, { method: 'POST', path: request.url, headers }).end(bytes);
   });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const { HELPER_THREADS_NICE, lowerHelperThreads } = await import('../../dist/util/helper-threads.js');
-  lowerHelperThreads(helperNice(HELPER_THREADS_NICE));
-  process.on('message', (message) => {
-    if (message.type === 'cpu') process.send(cpuUsage());
-    if (message.type === 'close') process.exit(0);
-  });
-  process.send({ type: 'ready', url });
+  await serveForwarder(await app.listen({ port: 0, host: '127.0.0.1' }));
 }
 
 function loadgenRole() {
