@@ -20,7 +20,22 @@ if (positionals.length !== 1) {
 }
 const skipUs = Number(values['skip-ms']) * 1000;
 const top = Number(values.top);
-const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
+const profile = readProfile(positionals[0]);
+
+function readProfile(file) {
+  let value;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    console.error(`profile-summary: cannot read ${file} as JSON (${err.message}): give a .cpuprofile file`);
+    process.exit(2);
+  }
+  if (!Array.isArray(value?.nodes) || !Array.isArray(value?.samples) || !Array.isArray(value?.timeDeltas)) {
+    console.error(`profile-summary: ${file} is not a V8 CPU profile (no nodes, samples and timeDeltas): give a .cpuprofile file from --cpu-prof`);
+    process.exit(2);
+  }
+  return value;
+}
 
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const parentOf = new Map();
