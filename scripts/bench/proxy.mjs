@@ -61,14 +61,12 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '../../dist/util/seeded-random.js';
+import { ANSWER, CALL_MARK, agentTurn } from './agent-turn.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 /** Calls each server answers before it is measured, per level (paced calls last ~0.25 s each). */
 const WARMUP_CALLS = 3000;
 const WARMUP_CALLS_PACED = 1000;
-const ANSWER = 'Sure. I will list the files first, then read the config and fix the failing test before I run it again.';
-/** The load generator writes each call's id into its user message, where the timed sim finds it. */
-const CALL_MARK = '{{call}}';
 const CALL_ID = /\[call ([^\]]+)\]/;
 
 const { values } = parseArgs({
@@ -495,8 +493,8 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   // call as often and the proxy relays every token of it
   const streamCap = speed === 'instant' ? { max_tokens: 8 } : {};
   const bodies = (capture) => ({
-    whole: JSON.stringify({ ...requestBody(false), ...(capture ? tokenCapture : {}) }),
-    stream: JSON.stringify({ ...requestBody(true), ...streamCap, ...(capture ? streamCapture : {}) }),
+    whole: JSON.stringify({ ...agentTurn(false, REQUEST_KB), ...(capture ? tokenCapture : {}) }),
+    stream: JSON.stringify({ ...agentTurn(true, REQUEST_KB), ...streamCap, ...(capture ? streamCapture : {}) }),
   });
   const bodyFor = { direct: bodies(true), passthrough: bodies(true), framework: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false), 'proxy-alt': bodies(false) };
 
@@ -624,7 +622,7 @@ async function measureStreamsMemory({ policy, dir, count }) {
   const loadgen = child('loadgen');
   const [info] = await Promise.all([proxy.next(), loadgen.next()]);
   const idleRss = (await proxy.ask({ type: 'rss' })).rss;
-  const streamBody = JSON.stringify(requestBody(true));
+  const streamBody = JSON.stringify(agentTurn(true, REQUEST_KB));
   const holding = await loadgen.ask({
     type: 'hold', count, timeoutMs: 30_000, headers: headersFor(streamBody), body: streamBody,
     urls: info.secrets.map((secret) => `${info.url}/s/${secret}/v1/chat/completions`),
@@ -718,43 +716,10 @@ async function startTimedSim(options) {
   return { url: `http://127.0.0.1:${app.server.address().port}/v1`, serviceMs, close: () => app.close() };
 }
 
-/**
- * A mid-sized agent turn: system prompt, one tool, a short history (~4 KB). With `--request-kb N`,
- * more tool turns are appended until the body is N KB: a long rollout's request, whose whole history
- * the harness sends with every call.
- */
-function requestBody(stream) {
-  const body = baseRequestBody(stream);
-  for (let turn = 2; JSON.stringify(body).length < REQUEST_KB * 1024; turn++) {
-    const id = `call_${turn}`;
-    body.messages.push(
-      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"sed -n ${turn},${turn + 40}p src/app.py"}` } }] },
-      { role: 'tool', tool_call_id: id, content: `${turn}: def handler(request):\n    return respond(request.args, status=200)\n`.repeat(12) },
-    );
-  }
-  return body;
-}
-
-function baseRequestBody(stream) {
-  const system = 'You are a coding agent working in /workspace. '.repeat(60);
-  return {
-    model: 'policy',
-    stream,
-    max_tokens: 256,
-    tools: [{ type: 'function', function: { name: 'bash', description: 'Run a shell command', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } }],
-    messages: [
-      { role: 'system', content: system },
-      { role: 'user', content: `The test in tests/test_config.py fails. Find out why and fix it. [call ${CALL_MARK}]` },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls -la && cat config.ini"}' } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: 'total 12\n-rw-r--r-- 1 root root 210 config.ini\n[server]\nport = eighty\n'.repeat(8) },
-    ],
-  };
-}
-
 /** The bench request's prompt, in the sim's tokens: what the engine upstream prefills. */
 async function promptTokens() {
   const { renderPrompt } = await import('../../dist/model/chat-template.js');
-  const { messages, tools } = requestBody(true);
+  const { messages, tools } = agentTurn(true, REQUEST_KB);
   return renderPrompt(messages, tools).length;
 }
 
@@ -762,7 +727,7 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
   const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(requestBody(false)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(agentTurn(false, REQUEST_KB)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
   console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('framework') ? '; framework = a fastify forwarder that reads and parses each body as the proxy does, and records nothing (diagnostic)' : ''}${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`);
   const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens, toolMs, modes: [] };
   const prefillMs = (promptTokens / prefillTokensPerSecond) * 1000;

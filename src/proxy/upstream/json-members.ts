@@ -73,9 +73,19 @@ export function walkArray(bytes: Buffer, open: number, item: (start: number) => 
   }
 }
 
+/** Keys and logprob tokens are short: read this far byte by byte before asking `indexOf` (a native call). */
+const SHORT_STRING_BYTES = 64;
+
 /** One past the closing quote of the string opening at `i`; -1 if it never closes. */
 function stringEnd(bytes: Uint8Array, i: number): number {
-  for (let from = i + 1; ; ) {
+  let from = i + 1;
+  const stop = Math.min(bytes.length, from + SHORT_STRING_BYTES);
+  for (; from < stop; from++) {
+    const c = bytes[from];
+    if (c === QUOTE) return from + 1;
+    if (c === BACKSLASH) break;
+  }
+  for (;;) {
     const quote = bytes.indexOf(QUOTE, from);
     if (quote < 0) return -1;
     let backslashes = 0;
@@ -84,6 +94,18 @@ function stringEnd(bytes: Uint8Array, i: number): number {
     from = quote + 1;
   }
 }
+
+const OTHER = 0;
+const STRING = 1;
+const OPENS = 2;
+const CLOSES = 3;
+/** What each byte is to a scan for the end of a container: one table load per byte instead of five comparisons. */
+const BYTE_ROLE = new Uint8Array(256);
+BYTE_ROLE[QUOTE] = STRING;
+BYTE_ROLE[OPEN_BRACE] = OPENS;
+BYTE_ROLE[OPEN_BRACKET] = OPENS;
+BYTE_ROLE[CLOSE_BRACE] = CLOSES;
+BYTE_ROLE[CLOSE_BRACKET] = CLOSES;
 
 /** One past the JSON value starting at `i`; -1 if it is cut off or not a value. */
 export function valueEnd(bytes: Uint8Array, i: number): number {
@@ -99,15 +121,15 @@ export function valueEnd(bytes: Uint8Array, i: number): number {
   }
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
     let depth = 0;
-    for (let j = i; j < bytes.length; ) {
-      const c = bytes[j];
-      if (c === QUOTE) {
+    for (let j = i, n = bytes.length; j < n; ) {
+      const role = BYTE_ROLE[bytes[j] as number];
+      if (role === STRING) {
         j = stringEnd(bytes, j);
         if (j < 0) return -1;
         continue;
       }
-      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return j + 1;
+      if (role === OPENS) depth++;
+      else if (role === CLOSES && --depth === 0) return j + 1;
       j++;
     }
     return -1;

@@ -18,7 +18,12 @@ function writeLoosely(value: unknown, random: () => number): string {
   return JSON.stringify(value);
 }
 
-const AWKWARD_STRINGS = ['', 'plain', 'a "quoted" word', 'back\\slash\\', '}]{[,:', 'é ü 日本 🚀', 'line\nbreak\ttab', '\\"', 'x\\\\'];
+const AWKWARD_STRINGS = ['', 'plain', 'a "quoted" word', 'back\\slash\\', '}]{[,:', 'é ü 日本 🚀', 'line\nbreak\ttab', '\\"', 'x\\\\',
+  // longer than the stretch read byte by byte (64 bytes), escapes on either side of its end
+  `${'a'.repeat(61)}"${'b'.repeat(9)}`,
+  `${'c'.repeat(62)}\\${'d'.repeat(5)}"`,
+  `${'e'.repeat(200)}"}]`,
+];
 
 function randomValue(random: () => number, depth: number): unknown {
   const pick = random();
@@ -60,6 +65,20 @@ describe('a JSON object rewritten at its top level, the rest passed through as b
       '"x":null',
       '"y":true',
     ]);
+  });
+
+  it('ends each string at its closing quote, whether it closes within 64 bytes or later', () => {
+    for (let length = 55; length < 75; length++) {
+      for (const escape of ['', '\\"', '\\\\', '\\u0022']) {
+        for (const at of [0, 30, 60, 62, 63, 64, 65, 70]) {
+          const chars = 'x'.repeat(length);
+          const raw = `${chars.slice(0, at)}${escape}${chars.slice(at)}`;
+          const text = `{"s":"${raw}","t":["${raw}",{"u":"${raw}"}],"v":1}`;
+          const members = topLevelMembers(Buffer.from(text));
+          expect(members?.map((m) => text.slice(m.start, m.end)), text).toEqual([`"s":"${raw}"`, `"t":["${raw}",{"u":"${raw}"}]`, '"v":1']);
+        }
+      }
+    }
   });
 
   it('replaces every copy of a duplicated key and drops a field set to undefined', () => {

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// The recording proxy's byte scans, timed on the proxy bench's own agent turn and the sim's answer to
+// it, each next to JSON.parse of the same bytes (the baseline, measured in the same run):
+//   - the upstream request: the harness's bytes with the proxy's fields set (serving thread);
+//   - the whole answer cut for the harness, engine fields and unasked logprobs left out (serving thread),
+//     and the parse-and-strip it stands in for;
+//   - the answer's token ids and the rest, as the store's writing thread reads them.
+// `--alt-dist DIR` times another build's functions in the same rounds (e.g. a worktree of an earlier commit).
+//
+// usage: node scripts/bench/byte-scans.mjs [--rounds 7] [--calls 5000] [--request-kb 4] [--alt-dist DIR]
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ANSWER, agentTurn } from './agent-turn.mjs';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '7' },
+    calls: { type: 'string', default: '5000' },
+    'request-kb': { type: 'string', default: '4' },
+    'alt-dist': { type: 'string', default: '' },
+  },
+});
+const rounds = Number(values.rounds);
+const calls = Number(values.calls);
+const requestKb = Number(values['request-kb']);
+for (const [name, value] of [['rounds', rounds], ['calls', calls], ['request-kb', requestKb]]) {
+  if (!(value > 0)) throw new Error(`--${name} ${values[name]}: use a number above 0`);
+}
+
+async function build(dist) {
+  const url = (file) => new URL(file, `${pathToFileURL(path.resolve(dist)).href}/`).href;
+  const { withoutEngineFields, stripEngineFields } = await import(url('proxy/engine-fields.js'));
+  const { upstreamBodyBytes } = await import(url('proxy/upstream/engine-request.js'));
+  const { parseAnswer } = await import(url('engine-wire/answer-json.js'));
+  return { withoutEngineFields, stripEngineFields, upstreamBodyBytes, parseAnswer };
+}
+
+const here = await build(new URL('../../dist', import.meta.url).pathname);
+const alt = values['alt-dist'] ? await build(values['alt-dist']) : undefined;
+
+const { startSimServer } = await import('../../dist/model/server.js');
+const sim = await startSimServer({ policy: { name: 'bench', respond: () => ({ content: ANSWER, toolCalls: [] }) } });
+const request = agentTurn(false, requestKb);
+const requestBytes = Buffer.from(JSON.stringify(request));
+const asked = await fetch(`${sim.url}/chat/completions`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ ...request, logprobs: true, return_token_ids: true }),
+});
+const answerBytes = Buffer.from(await asked.arrayBuffer());
+await sim.close();
+if (!asked.ok) throw new Error(`the sim answered ${asked.status}: ${answerBytes.toString()}`);
+
+const view = { logprobs: false };
+const baselines = {
+  'JSON.parse(request)': () => JSON.parse(requestBytes.toString('utf8')),
+  'JSON.parse(answer)': () => JSON.parse(answerBytes.toString('utf8')),
+};
+const scans = (fns) => ({
+  'upstream request bytes': () => fns.upstreamBodyBytes(request, requestBytes, 'vllm', undefined),
+  'answer cut for the harness': () => fns.withoutEngineFields(answerBytes, view),
+  'answer parsed and stripped': () => JSON.stringify(fns.stripEngineFields(JSON.parse(answerBytes.toString('utf8')), view)),
+  // parseAnswer takes its bytes over (the id list is cut out in place): each call gets a copy
+  'answer read by the writer (+copy)': () => fns.parseAnswer(Buffer.from(answerBytes)),
+});
+const BASELINE_OF = {
+  'upstream request bytes': 'JSON.parse(request)',
+  'answer cut for the harness': 'JSON.parse(answer)',
+  'answer parsed and stripped': 'JSON.parse(answer)',
+  'answer read by the writer (+copy)': 'JSON.parse(answer)',
+};
+const cases = { ...baselines, ...scans(here), ...(alt ? prefixed('alt: ', scans(alt)) : {}) };
+
+function prefixed(prefix, record) {
+  return Object.fromEntries(Object.entries(record).map(([name, fn]) => [`${prefix}${name}`, fn]));
+}
+
+let kept = 0;
+/** µs per call, the best of `rounds` interleaved rounds (the least disturbed by other work on the machine). */
+const best = Object.fromEntries(Object.keys(cases).map((name) => [name, Infinity]));
+for (const fn of Object.values(cases)) for (let i = 0; i < 500; i++) kept += fn() ? 1 : 0;
+for (let round = 0; round < rounds; round++) {
+  for (const [name, fn] of Object.entries(cases)) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < calls; i++) kept += fn() ? 1 : 0;
+    const us = Number(process.hrtime.bigint() - started) / calls / 1000;
+    best[name] = Math.min(best[name], us);
+  }
+}
+
+console.log(`request ${requestBytes.length} bytes, answer ${answerBytes.length} bytes; best of ${rounds} rounds of ${calls} calls; Node ${process.version}`);
+for (const [name, us] of Object.entries(best)) {
+  const baseline = BASELINE_OF[name.replace(/^alt: /, '')];
+  const ratio = baseline ? ` ${(us / best[baseline]).toFixed(2)}× ${baseline}` : ' (baseline)';
+  console.log(`${name.padEnd(40)} ${us.toFixed(2).padStart(8)} µs${ratio}`);
+}
+if (kept === 0) throw new Error('no case returned anything');
