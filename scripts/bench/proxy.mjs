@@ -52,6 +52,9 @@
 //                                [--request-kb N (default 4: a mid-sized turn; more appends tool turns, as a long rollout's history)]
 //                                [--cpu-prof DIR (a CPU profile of the `proxy` target's serving thread over each level's measured
 //                                 rounds, not its start-up or warm-up: DIR/proxy-<mode>-<upstream>-<level>.cpuprofile)]
+//                                [--perf DIR (Linux perf samples every server target over each level's measured rounds, pinned or
+//                                 not, native code and kernel included: DIR/<target>-<mode>-<upstream>-<level>.perf.data, read by
+//                                 perf-summary.mjs; the servers run with --perf-basic-prof)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -62,6 +65,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '../../dist/util/seeded-random.js';
 import { ANSWER, CALL_MARK, agentTurn } from './agent-turn.mjs';
+import { summarizePerf } from './perf-summary.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 /** Calls each server answers before it is measured, per level (paced calls last ~0.25 s each). */
@@ -94,6 +98,7 @@ const { values } = parseArgs({
     'skip-memory': { type: 'boolean', default: false },
     'streams-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string', default: '' },
+    perf: { type: 'string', default: '' },
     'alt-node-flags': { type: 'string', default: '' },
     'alt-dist': { type: 'string', default: '' },
     dist: { type: 'string', default: '' },
@@ -112,6 +117,14 @@ const streamsOnly = values['streams-only'];
 /** `--cpu-prof DIR`: where the `proxy` target's profiles of its measured rounds go. */
 const cpuProfDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : '';
 if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
+/** `--perf DIR`: where Linux perf's records of each server target's measured rounds go (see perf-summary.mjs). */
+const perfDir = values.perf ? path.resolve(values.perf) : '';
+if (perfDir) {
+  if (spawnSync('perf', ['--version']).status !== 0) throw new Error('--perf needs Linux perf on the PATH: install it (Debian: apt-get install linux-perf)');
+  mkdirSync(perfDir, { recursive: true });
+}
+/** Node flags of every server target: with --perf, JIT code gets names perf can read. */
+const serverNodeFlags = perfDir ? ['--perf-basic-prof'] : [];
 if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);
 
 // ── roles ───────────────────────────────────────────────────────────────────
@@ -431,6 +444,23 @@ function child(role, args = [], cpu = undefined, nodeFlags = []) {
   };
 }
 
+/**
+ * Linux perf sampling one process (all its threads) until `stop`: the kernel takes each sample on a
+ * timer interrupt, so a pinned server is sampled where it runs (V8's profiler is not; see --cpu-prof).
+ */
+function perfRecord(pid, file) {
+  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => perf.once('exit', resolve));
+  return {
+    pid,
+    async stop() {
+      perf.kill('SIGINT');
+      await exited;
+      return file;
+    },
+  };
+}
+
 function pinSelf(cpus) {
   return spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)]).status === 0;
 }
@@ -459,18 +489,18 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   }
   const hop = pinned ? 1 : undefined;
   const procs = {
-    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop),
-    'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none', '--helper-nice', values['helper-nice']], hop),
-    passthrough: child('passthrough', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop),
+    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop, serverNodeFlags),
+    'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none', '--helper-nice', values['helper-nice']], hop, serverNodeFlags),
+    passthrough: child('passthrough', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop, serverNodeFlags),
     // diagnostic, on request: the web framework and the JSON parse alone, forwarding
-    ...(targets.includes('framework') ? { framework: child('framework', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop) } : {}),
+    ...(targets.includes('framework') ? { framework: child('framework', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop, serverNodeFlags) } : {}),
     // diagnostic, on request: a second recording proxy whose helper threads keep the serving thread's priority
     ...(targets.includes('proxy-nice0')
-      ? { 'proxy-nice0': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'], hop) }
+      ? { 'proxy-nice0': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'], hop, serverNodeFlags) }
       : {}),
     // diagnostic, on request: a second recording proxy started with other Node / V8 flags (--alt-node-flags)
     ...(targets.includes('proxy-alt')
-      ? { 'proxy-alt': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-alt.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice'], ...altDist], hop, altNodeFlags) }
+      ? { 'proxy-alt': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-alt.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice'], ...altDist], hop, [...serverNodeFlags, ...altNodeFlags]) }
       : {}),
   };
   const loadgen = child('loadgen', [], pinned ? 0 : undefined);
@@ -540,6 +570,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     const servers = targets.filter((t) => t !== 'direct');
     // the other targets' rounds leave the proxy idle, and idle samples are not the serving thread's work
     if (cpuProfDir && targets.includes('proxy')) await procs.proxy.ask({ type: 'profile-start' });
+    const perfRecords = perfDir ? servers.filter((t) => procs[t]).map((t) => perfRecord(procs[t].proc.pid, path.join(perfDir, `${t}-${mode}-${speed}-${concurrency}.perf.data`))) : [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = [...servers.map((_, i) => servers[(i + round) % servers.length]), ...(targets.includes('direct') ? ['direct'] : [])];
       for (const target of order) {
@@ -579,6 +610,12 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
           collected[target].ttfbP50ByRound.push(summarize(samples).ttfbP50);
         }
       }
+    }
+    for (const record of perfRecords) {
+      const file = await record.stop();
+      const summary = summarizePerf(file, { tid: record.pid, top: 12 });
+      const kinds = summary.kinds.slice(0, 6).map(([kind, n]) => `${kind} ${((n / summary.samples) * 100).toFixed(1)} %`).join(', ');
+      console.error(`bench: perf, ${path.basename(file)}: serving thread ${summary.samples} samples; ${kinds} (node scripts/bench/perf-summary.mjs ${file})`);
     }
     if (cpuProfDir && targets.includes('proxy')) {
       const { file } = await procs.proxy.ask({ type: 'profile-stop', file: path.join(cpuProfDir, `proxy-${mode}-${speed}-${concurrency}.cpuprofile`) });
