@@ -6,6 +6,7 @@ import type { CallOutcome } from './call-outcome.js';
 import type { AnswerTranslator, SseEvent, StreamTranslator } from './protocols/types.js';
 import { SseWriter } from './sse-writer.js';
 import { STREAM_DONE, UpstreamChunkParser } from './upstream/sse-chunks.js';
+import type { CallSignal } from './call-cancel.js';
 
 interface Upstream {
   url: string;
@@ -21,7 +22,7 @@ export function answerStream(
   call: AnswerTranslator,
   upstream: Upstream,
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   keepaliveMs: number,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
@@ -73,7 +74,7 @@ class StreamRelay {
     private readonly translator: StreamTranslator,
     private readonly upstream: Upstream,
     private readonly writer: SseWriter,
-    private readonly signal: AbortSignal,
+    private readonly signal: CallSignal,
     private readonly elapsedMs: () => number,
     private readonly resolve: (outcome: CallOutcome) => void,
   ) {}

@@ -9,6 +9,7 @@ import type { AnswerTranslator, Protocol } from './protocols/types.js';
 import { writeBytes, writeJson } from './raw-reply.js';
 import { readBytes } from './upstream/http-client.js';
 import { UpstreamTimeoutError } from './upstream/upstream-timeouts.js';
+import type { CallSignal } from './call-cancel.js';
 
 /** A non-streamed answer may carry logprobs for thousands of tokens; anything larger is broken. */
 const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
@@ -19,7 +20,7 @@ export async function answerWhole(
   call: AnswerTranslator,
   upstream: { url: string; response: IncomingMessage },
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
   let body: ChatBody;

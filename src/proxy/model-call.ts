@@ -21,6 +21,7 @@ import { recordedCall, type CallFacts } from './recorded-call.js';
 import { answerBeyondScript, answerScripted, type ScriptCursor } from './scripted-answers.js';
 import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
 import type { UpstreamAnswer, UpstreamPool } from './upstream/upstream-pool.js';
+import { CallCancel, type CallSignal } from './call-cancel.js';
 
 export interface ModelCallDeps {
   pool: UpstreamPool;
@@ -73,8 +74,8 @@ function serveCall(deps: ModelCallDeps, protocol: Protocol, session: ProxySessio
   const startedAt = Date.now();
   const t0 = performance.now();
   const elapsedMs = () => performance.now() - t0;
-  const abort = new AbortController();
-  const clientGone = () => abort.abort(new Error('client disconnected'));
+  const cancel = new CallCancel();
+  const clientGone = () => cancel.abort(new Error('client disconnected'));
   res.on('close', () => {
     if (!res.writableEnded) clientGone();
   });
@@ -86,13 +87,13 @@ function serveCall(deps: ModelCallDeps, protocol: Protocol, session: ProxySessio
   try {
     const call = protocol.prepare(body.parsed);
     facts = { model: call.model, stream: call.stream, label: call.label };
-    answering = forward(deps, protocol, call, session, body, res, abort.signal, elapsedMs);
+    answering = forward(deps, protocol, call, session, body, res, cancel, elapsedMs);
   } catch (err) {
     answering = Promise.reject(err);
   }
   // the request as the record keeps it: its bytes when the proxy has them (outside the V8 heap)
   const request = body.bytes ?? body.parsed;
-  return finishCall(deps, protocol, session, seq, facts, request, answering, res, abort.signal, startedAt, elapsedMs);
+  return finishCall(deps, protocol, session, seq, facts, request, answering, res, cancel, startedAt, elapsedMs);
 }
 
 async function finishCall(
@@ -104,7 +105,7 @@ async function finishCall(
   request: Buffer | unknown,
   answering: Promise<CallOutcome>,
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   startedAt: number,
   elapsedMs: () => number,
 ): Promise<void> {
@@ -129,7 +130,7 @@ function forward(
   session: ProxySession,
   body: JsonBody,
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
   if ('answerLocally' in call) return answerLocally(deps, call, session, res, signal, elapsedMs);
@@ -159,7 +160,7 @@ async function answerLocally(
   call: LocalCall,
   session: ProxySession,
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
   const body = await call.answerLocally({ post: (path, json) => deps.pool.post(path, json, session, signal) });
@@ -173,7 +174,7 @@ async function answerFromUpstream(
   translator: AnswerTranslator,
   answering: Promise<UpstreamAnswer>,
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
   const answer = await answering;
@@ -192,7 +193,7 @@ function failure(
   protocol: Protocol,
   err: unknown,
   res: ServerResponse,
-  signal: AbortSignal,
+  signal: CallSignal,
   upstream: string,
   elapsedMs: () => number,
 ): CallOutcome {

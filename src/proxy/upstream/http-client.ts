@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { UpstreamTimeouts } from '../types.js';
 import { UpstreamTimeoutError } from './upstream-timeouts.js';
+import type { CallSignal } from '../call-cancel.js';
 
 /** Keep-alive agents shared by every request to the upstreams of one proxy. */
 export class UpstreamAgents {
@@ -24,7 +25,7 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** Text, or bytes in pieces written as one (e.g. slices of the harness's own request). */
   body?: string | readonly Buffer[];
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /**
@@ -58,7 +59,7 @@ function byteLengthOf(pieces: readonly Buffer[]): number {
   return length;
 }
 
-function responseOf(req: http.ClientRequest, signal: AbortSignal, timeouts: UpstreamTimeouts): Promise<http.IncomingMessage> {
+function responseOf(req: http.ClientRequest, signal: CallSignal, timeouts: UpstreamTimeouts): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     // one listener instead of the `signal` request option, which wires up a stream-finished watcher per request
     const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));

@@ -1,4 +1,5 @@
 import type { RetryPolicy } from '../types.js';
+import type { CallSignal } from '../call-cancel.js';
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 200, maxDelayMs: 5_000 };
 
@@ -18,7 +19,7 @@ export function retryDelayMs(retry: number, policy: RetryPolicy, retryAfter?: st
   return Math.random() * window;
 }
 
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: CallSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);

@@ -12,6 +12,7 @@ import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
 import { stickyIndex } from './sticky-router.js';
 import { upstreamErrorMessage } from './upstream-error-message.js';
 import { DEFAULT_UPSTREAM_TIMEOUTS, UpstreamTimeoutError } from './upstream-timeouts.js';
+import type { CallSignal } from '../call-cancel.js';
 
 interface Target {
   config: UpstreamConfig;
@@ -84,7 +85,7 @@ export class UpstreamPool {
   postChat(
     request: ChatRequestBody,
     session: ProxySession,
-    signal: AbortSignal,
+    signal: CallSignal,
     again?: () => ChatRequestBody,
     source?: Buffer,
   ): Promise<UpstreamAnswer> {
@@ -115,7 +116,7 @@ export class UpstreamPool {
   }
 
   /** A small JSON request that is not a chat completion, e.g. vLLM's `../tokenize` (served at the root). */
-  post(path: string, body: unknown, session: ProxySession, signal: AbortSignal): Promise<UpstreamAnswer> {
+  post(path: string, body: unknown, session: ProxySession, signal: CallSignal): Promise<UpstreamAnswer> {
     return this.send(session, signal, (target) => ({
       method: 'POST',
       url: new URL(path, target.base),
@@ -125,7 +126,7 @@ export class UpstreamPool {
     }));
   }
 
-  get(path: string, session: ProxySession, signal: AbortSignal): Promise<UpstreamAnswer> {
+  get(path: string, session: ProxySession, signal: CallSignal): Promise<UpstreamAnswer> {
     return this.send(session, signal, (target) => ({
       method: 'GET',
       url: new URL(path, target.base),
@@ -165,7 +166,7 @@ export class UpstreamPool {
 
   private async send(
     session: ProxySession,
-    signal: AbortSignal,
+    signal: CallSignal,
     build: (target: Target) => HttpRequest,
   ): Promise<UpstreamAnswer> {
     const sticky = stickyIndex(session.rolloutId, this.targets.length);
