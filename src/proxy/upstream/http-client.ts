@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import type { UpstreamTimeouts } from '../types.js';
 import { UpstreamTimeoutError } from './upstream-timeouts.js';
 import type { CallSignal } from '../call-cancel.js';
@@ -40,7 +41,7 @@ export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, ti
   const headers: Record<string, string | number> = { ...request.headers };
   const { body } = request;
   if (body !== undefined) headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : byteLengthOf(body);
-  const req = transport.request(request.url, { method: request.method, headers, agent: agents.forUrl(request.url) });
+  const req = transport.request({ ...requestOptionsOf(request.url), method: request.method, headers, agent: agents.forUrl(request.url) });
   // The listeners live until the answer's headers, which for a whole answer is the whole generation:
   // set up where they cannot see `request`, or every call in flight would keep its body (a few KB of
   // string the young-generation GC copies at every pass).
@@ -51,6 +52,19 @@ export function sendHttpRequest(agents: UpstreamAgents, request: HttpRequest, ti
     req.end();
   } else req.end(body);
   return answer;
+}
+
+/** Each upstream URL's request options, worked out once: Node would convert the URL again on every request. */
+const optionsOfUrl = new WeakMap<URL, http.RequestOptions>();
+
+function requestOptionsOf(url: URL): http.RequestOptions {
+  let options = optionsOfUrl.get(url);
+  if (!options) {
+    const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+    options = { protocol, hostname, port, path, ...(auth ? { auth } : {}) };
+    optionsOfUrl.set(url, options);
+  }
+  return options;
 }
 
 function byteLengthOf(pieces: readonly Buffer[]): number {
