@@ -4,15 +4,20 @@ import { ProxyHttpError } from '../http-error.js';
 
 const optionalInt = z.number().int().nonnegative().nullish();
 
-/** The fields the proxy relies on; everything else passes through to the upstream untouched. */
-const chatRequestSchema = z.looseObject({
+/**
+ * The fields the proxy relies on; everything else passes through to the upstream untouched. What the
+ * schema outputs is thrown away (the harness's own body goes on), so its objects leave unknown members
+ * out of that output instead of copying them, as `looseObject` does for every member of every message
+ * (3.2 → 1.3 µs for the bench's six-message turn). Both accept the same bodies.
+ */
+const chatRequestSchema = z.object({
   model: z.string().min(1),
-  messages: z.array(z.looseObject({ role: z.string() })).min(1),
+  messages: z.array(z.object({ role: z.string() })).min(1),
   stream: z.boolean().nullish(),
-  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   logprobs: z.boolean().nullish(),
   top_logprobs: optionalInt,
-  tools: z.array(z.looseObject({})).nullish(),
+  tools: z.array(z.object({})).nullish(),
   max_tokens: optionalInt,
   max_completion_tokens: optionalInt,
   temperature: z.number().nullish(),
