@@ -8,6 +8,7 @@
 // `--alt-dist DIR` times another build's functions in the same rounds (e.g. a worktree of an earlier commit).
 //
 // usage: node scripts/bench/byte-scans.mjs [--rounds 7] [--calls 5000] [--request-kb 4] [--alt-dist DIR]
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +30,9 @@ for (const [name, value] of [['rounds', rounds], ['calls', calls], ['request-kb'
 }
 
 async function build(dist) {
+  if (!existsSync(path.join(dist, 'proxy/engine-fields.js'))) {
+    throw new Error(`${dist}: not an OpenForge build (no proxy/engine-fields.js); pass a dist/ folder after \`npm run build\``);
+  }
   const url = (file) => new URL(file, `${pathToFileURL(path.resolve(dist)).href}/`).href;
   const { withoutEngineFields, stripEngineFields } = await import(url('proxy/engine-fields.js'));
   const { upstreamBodyBytes } = await import(url('proxy/upstream/engine-request.js'));
