@@ -388,6 +388,17 @@ function once(url, headers, body, agent) {
   });
 }
 
+/** What a target's path added to a stream's first byte over direct's, paired per stream (p50). */
+function ttfbHopAdded(target, direct) {
+  return target.ttfbHopP50 === null || direct.ttfbHopP50 === null ? null : target.ttfbHopP50 - direct.ttfbHopP50;
+}
+
+/** The TTFB ratio with the sim's own time to first byte taken as direct's: (direct's TTFB + hop added) / direct's TTFB. */
+function pairedTtfbRatio(target, direct) {
+  const added = ttfbHopAdded(target, direct);
+  return added === null || !direct.ttfbP50 ? null : (direct.ttfbP50 + added) / direct.ttfbP50;
+}
+
 function summarize(samples) {
   const pct = (xs, p) => {
     const sorted = xs.filter((x) => x !== null).sort((a, b) => a - b);
@@ -405,6 +416,8 @@ function summarize(samples) {
     hopPercentiles: Object.fromEntries(HOP_PERCENTILES.map((p) => [p, pct(hops, p)])),
     ttfbP50: pct(samples.map((s) => s.ttfb), 50),
     ttfbP99: pct(samples.map((s) => s.ttfb), 99),
+    ttfbHopP50: pct(samples.map((s) => s.ttfbHop ?? null), 50),
+    ttfbHopP99: pct(samples.map((s) => s.ttfbHop ?? null), 99),
     ttftP50: pct(samples.map((s) => s.ttft), 50),
     ttftP99: pct(samples.map((s) => s.ttft), 99),
   };
@@ -544,14 +557,17 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
     const requests = streamsAlone ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsAlone ? 4 : 1));
-    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, mainSystemMs: 0, minorFaults: 0, contextSwitches: 0, cpuWallMs: 0, hopP99ByRound: [], ttfbP50ByRound: [] }]));
+    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, mainSystemMs: 0, minorFaults: 0, contextSwitches: 0, cpuWallMs: 0, hopP99ByRound: [], ttfbP50ByRound: [], ttfbHopP50ByRound: [] }]));
     const run = async (target, text, count, warmup) => {
       const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
       for (const sample of result.samples) {
         const served = sim.serviceMs.get(sample.id);
         sample.hop = served === undefined || !sample.ok ? null : sample.ms - served;
+        const firstByte = sim.firstByteMs.get(sample.id);
+        sample.ttfbHop = firstByte === undefined || !sample.ok || sample.ttfb === null ? null : sample.ttfb - firstByte;
       }
       sim.serviceMs.clear();
+      sim.firstByteMs.clear();
       return result;
     };
     // Warm every target up, then interleave short rounds in a rotating order, so that a burst of
@@ -607,7 +623,9 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
           };
           const { samples } = await (streamsAlone ? cpu(measureStreams) : measureStreams());
           collected[target].stream.push(...samples);
-          collected[target].ttfbP50ByRound.push(summarize(samples).ttfbP50);
+          const summary = summarize(samples);
+          collected[target].ttfbP50ByRound.push(summary.ttfbP50);
+          collected[target].ttfbHopP50ByRound.push(summary.ttfbHopP50);
         }
       }
     }
@@ -625,7 +643,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     for (const target of targets) {
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
-      row.stream[target] = { ...summarize(c.stream), ttfbP50ByRound: c.ttfbP50ByRound };
+      row.stream[target] = { ...summarize(c.stream), ttfbP50ByRound: c.ttfbP50ByRound, ttfbHopP50ByRound: c.ttfbHopP50ByRound };
       // per non-streamed call; per stream with --streams-only
       const calls = streamsAlone ? c.stream.length : c.whole.length;
       if (procs[target]) row.cpuUsPerCall[target] = (c.cpuMs * 1000) / calls;
@@ -740,17 +758,31 @@ async function startTimedSim(options) {
   const { buildSimApp } = await import('../../dist/model/server.js');
   const app = buildSimApp(options);
   const serviceMs = new Map();
+  const firstByteMs = new Map();
   const arrivals = new WeakMap();
-  app.addHook('onRequest', async (request) => {
+  const firstWrites = new WeakMap();
+  app.addHook('onRequest', async (request, reply) => {
     arrivals.set(request, performance.now());
+    // a stream's first body byte leaves in the response's first write (a whole answer is one `end`)
+    const raw = reply.raw;
+    const write = raw.write;
+    raw.write = function firstWrite(...args) {
+      raw.write = write;
+      firstWrites.set(request, performance.now());
+      return write.apply(this, args);
+    };
   });
   app.addHook('onResponse', async (request) => {
     const content = request.body?.messages?.[1]?.content;
     const id = typeof content === 'string' ? CALL_ID.exec(content)?.[1] : undefined;
-    if (id !== undefined) serviceMs.set(id, performance.now() - arrivals.get(request));
+    if (id === undefined) return;
+    const arrived = arrivals.get(request);
+    serviceMs.set(id, performance.now() - arrived);
+    const firstWrite = firstWrites.get(request);
+    if (firstWrite !== undefined) firstByteMs.set(id, firstWrite - arrived);
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url: `http://127.0.0.1:${app.server.address().port}/v1`, serviceMs, close: () => app.close() };
+  return { url: `http://127.0.0.1:${app.server.address().port}/v1`, serviceMs, firstByteMs, close: () => app.close() };
 }
 
 /** The bench request's prompt, in the sim's tokens: what the engine upstream prefills. */
@@ -804,23 +836,31 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
     }
     const streamed = speed !== 'lockstep';
     const arrivals = speed === 'instant' ? 'each client streams again at once: streams start in waves, a worst case' : `each client runs a tool for ${toolMs} ms on average between streams`;
-    if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms${speed === 'engine' ? ` or more + the prefill, ${f(prefillMs, 1)} ms` : ''}): TTFB = first body byte, TTFT = first content token; ratio = proxy / direct, added = proxy − direct`);
-    if (streamed) console.log('conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  TTFB added  errors');
+    // Paired as the non-streamed hop is: a stream's TTFB minus the sim's own time from its request to its
+    // first write. The unpaired ratio carries the sim's queueing, which differs from round to round by more
+    // than the path adds (±10 ms at 64 paced streams on this machine, for the forwarder as for the proxy).
+    const streamPaired = speed !== 'instant';
+    if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms${speed === 'engine' ? ` or more + the prefill, ${f(prefillMs, 1)} ms` : ''}): TTFB = first body byte, TTFT = first content token; ratio = target / direct, added = target − direct`);
+    if (streamed && streamPaired) console.log('  TTFB hop = a stream\'s TTFB minus the sim\'s time from its request to its first write (paired per stream); +hop = hop − direct\'s hop; paired = (direct\'s TTFB + hop added) / direct\'s TTFB');
+    if (streamed) console.log(`conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  TTFB added  errors${streamPaired ? '  TTFB hop    +hop  paired' : ''}`);
     for (const row of streamed ? rows : []) {
       const d = row.stream.direct;
       for (const target of targets) {
         const r = row.stream[target];
         if (!r) continue;
         const ratios = target === 'direct' || !d ? ''.padEnd(34) : `${f(r.ttfbP50 / d.ttfbP50).padStart(10)}  ${f(r.ttftP50 / d.ttftP50).padStart(10)}  ${f(r.ttfbP50 - d.ttfbP50).padStart(10)}`;
-        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.ttfbP50).padStart(5)}  ${f(r.ttftP50).padStart(6)}  ${f(r.ttftP99).padStart(8)}  ${ratios}  ${String(r.errors).padStart(6)}`);
+        const hop = !streamPaired ? '' : `  ${f(r.ttfbHopP50).padStart(8)}${target === 'direct' || !d ? '' : `  ${f(ttfbHopAdded(r, d)).padStart(6)}  ${f(pairedTtfbRatio(r, d)).padStart(6)}`}`;
+        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.ttfbP50).padStart(5)}  ${f(r.ttftP50).padStart(6)}  ${f(r.ttftP99).padStart(8)}  ${ratios}  ${String(r.errors).padStart(6)}${hop}`);
       }
     }
     // direct streams in every round too: a target's TTFB minus direct's in the same round shows how much of the gap is noise
     const ttfbAddedByRound = (row, target) => row.stream[target].ttfbP50ByRound.map((x, i) => (x === null || row.stream.direct?.ttfbP50ByRound[i] == null ? null : x - row.stream.direct.ttfbP50ByRound[i]));
     const signed = (x) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${f(x)}`);
+    const hopAddedByRound = (row, target) => row.stream[target].ttfbHopP50ByRound.map((x, i) => (x === null || row.stream.direct?.ttfbHopP50ByRound[i] == null ? null : x - row.stream.direct.ttfbHopP50ByRound[i]));
     for (const row of streamed && targets.includes('direct') ? rows : []) {
       const others = targets.filter((t) => t !== 'direct' && row.stream[t]);
       console.log(`TTFB added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${ttfbAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`);
+      if (streamPaired) console.log(`TTFB hop added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${hopAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`);
     }
     for (const row of rows) {
       const d = row.whole.direct;
@@ -840,8 +880,8 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
         if (!w) continue;
         level.targets[target] = {
           p50: w.p50, p99: w.p99, hop: w.hopPercentiles, hopP99ByRound: w.hopP99ByRound, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50, ttfbAddedMsByRound: streamed ? ttfbAddedByRound(row, target) : [], ttftRatio: st.ttftP50 / row.stream.direct.ttftP50 } : {}),
-          ttfbP50: st.ttfbP50, ttftP50: st.ttftP50,
+          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50, ttfbAddedMsByRound: streamed ? ttfbAddedByRound(row, target) : [], ttftRatio: st.ttftP50 / row.stream.direct.ttftP50, ...(streamed && streamPaired ? { ttfbHopAddedMs: ttfbHopAdded(st, row.stream.direct), ttfbRatioPaired: pairedTtfbRatio(st, row.stream.direct), ttfbHopAddedMsByRound: hopAddedByRound(row, target) } : {}) } : {}),
+          ttfbP50: st.ttfbP50, ttftP50: st.ttftP50, ttfbHopP50: st.ttfbHopP50, ttfbHopP99: st.ttfbHopP99,
         };
       }
       modeJson.levels.push(level);
