@@ -55,6 +55,8 @@
 //                                [--perf DIR (Linux perf samples every server target over each level's measured rounds, pinned or
 //                                 not, native code and kernel included: DIR/<target>-<mode>-<upstream>-<level>.perf.data, read by
 //                                 perf-summary.mjs; the servers run with --perf-basic-prof)]
+//                                [--perf-call-graph (with --perf: call chains too, so perf-summary.mjs --by-owner can charge
+//                                 each sample to the JavaScript function it ran for)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -101,6 +103,7 @@ const { values } = parseArgs({
     perf: { type: 'string', default: '' },
     'alt-node-flags': { type: 'string', default: '' },
     'alt-dist': { type: 'string', default: '' },
+    'perf-call-graph': { type: 'boolean', default: false },
     dist: { type: 'string', default: '' },
   },
 });
@@ -119,6 +122,7 @@ const cpuProfDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : '';
 if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
 /** `--perf DIR`: where Linux perf's records of each server target's measured rounds go (see perf-summary.mjs). */
 const perfDir = values.perf ? path.resolve(values.perf) : '';
+if (values['perf-call-graph'] && !perfDir) throw new Error('--perf-call-graph records call chains for --perf: pass --perf DIR too');
 if (perfDir) {
   if (spawnSync('perf', ['--version']).status !== 0) throw new Error('--perf needs Linux perf on the PATH: install it (Debian: apt-get install linux-perf)');
   mkdirSync(perfDir, { recursive: true });
@@ -462,7 +466,8 @@ function child(role, args = [], cpu = undefined, nodeFlags = []) {
  * timer interrupt, so a pinned server is sampled where it runs (V8's profiler is not; see --cpu-prof).
  */
 function perfRecord(pid, file) {
-  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const callGraph = values['perf-call-graph'] ? ['-g'] : [];
+  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', ...callGraph, '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => perf.once('exit', resolve));
   return {
     pid,
