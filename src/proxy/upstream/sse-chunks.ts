@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { parseAnswer } from '../../engine-wire/answer-json.js';
 import type { ChatBody } from '../../engine-wire/chat-wire.js';
@@ -17,12 +18,23 @@ const MAX_EVENT_CHARS = 64 * 1024 * 1024;
 export class UpstreamChunkParser {
   private readonly events: EventSourceMessage[] = [];
   private readonly parser = createParser({ onEvent: (event) => this.events.push(event), maxBufferSize: MAX_EVENT_CHARS });
-  private readonly decoder = new TextDecoder();
+  /**
+   * Node's decoder, not TextDecoder: ~0.25 against ~0.8 µs for one of the sim's events in a loop (TextDecoder's
+   * streaming mode goes through ICU and makes two-byte strings); both keep a character split across reads.
+   */
+  private readonly decoder = new StringDecoder('utf8');
+  private started = false;
   private done = false;
 
   feed(part: Buffer, onChunk: (chunk: ChatBody | typeof STREAM_DONE) => void): void {
     if (this.done) return;
-    this.parser.feed(this.decoder.decode(part, { stream: true }));
+    let text = this.decoder.write(part);
+    if (!this.started && text.length > 0) {
+      this.started = true;
+      // a byte order mark opening the stream is not part of it (the SSE spec; TextDecoder dropped it too)
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.parser.feed(text);
     const events = this.events.splice(0);
     for (const event of events) {
       if (event.data === '[DONE]') {
