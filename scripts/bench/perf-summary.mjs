@@ -65,16 +65,22 @@ export function latestEntries(mapText) {
   return kept.map((e) => `${e.line}\n`).join('');
 }
 
+/** What `perf <command> -i file <args>` prints; a clear error when perf is missing or cannot read the file. */
+function perfOutput(file, [command, ...args]) {
+  const run = spawnSync('perf', [command, '-i', file, ...args], { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+  if (run.error) throw new Error(`cannot run perf (${run.error.message}): install it (Debian: apt-get install linux-perf)`);
+  if (run.status !== 0) throw new Error(`perf ${command} could not read ${file}: ${run.stderr.trim().split('\n').pop()}`);
+  return run.stdout;
+}
+
 /** Samples of one perf.data, as `perf report` groups them: per thread, module and symbol. */
 export function readPerf(file) {
   if (!existsSync(file)) throw new Error(`${file}: no such file; pass a perf.data written by \`perf record\` (e.g. by proxy.mjs --perf DIR)`);
   useLatestJitNames(file);
-  const report = spawnSync('perf', ['report', '-i', file, '--sort', 'pid,dso,sym', '-n', '--no-children', '--stdio'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (report.error) throw new Error(`cannot run perf (${report.error.message}): install it (Debian: apt-get install linux-perf)`);
-  if (report.status !== 0) throw new Error(`perf report could not read ${file}: ${report.stderr.trim().split('\n').pop()}`);
+  const reportText = perfOutput(file, ['report', '--sort', 'pid,dso,sym', '-n', '--no-children', '--stdio']);
   const rows = [];
   let eventCount = 0;
-  for (const line of report.stdout.split('\n')) {
+  for (const line of reportText.split('\n')) {
     const count = /^# Event count \(approx\.\): (\d+)/.exec(line);
     if (count) eventCount += Number(count[1]);
     const row = /^\s*[\d.]+%\s+(\d+)\s+(\d+):(\S+)\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$/.exec(line);
@@ -142,12 +148,10 @@ const JS_FRAME = /^(?:JS|LazyCompile|Function):[*~^]?/;
 export function summarizeOwners(file, { tid, top = 25 } = {}) {
   if (!existsSync(file)) throw new Error(`${file}: no such file; pass a perf.data written by \`perf record -g\` (e.g. by proxy.mjs --perf DIR --perf-call-graph)`);
   useLatestJitNames(file);
-  const script = spawnSync('perf', ['script', '-i', file, '-F', 'tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
-  if (script.error) throw new Error(`cannot run perf (${script.error.message}): install it (Debian: apt-get install linux-perf)`);
-  if (script.status !== 0) throw new Error(`perf script could not read ${file}: ${script.stderr.trim().split('\n').pop()}`);
+  const scriptText = perfOutput(file, ['script', '-F', 'tid,ip,sym,dso']);
   const samples = [];
   let current = null;
-  for (const line of script.stdout.split('\n')) {
+  for (const line of scriptText.split('\n')) {
     if (line.trim() === '') continue;
     // a sample's first line carries its thread id; its stack frames follow, each indented by a tab
     if (!line.startsWith('\t')) {
