@@ -34,7 +34,9 @@ async function build(dist) {
     throw new Error(`${dist}: not an OpenForge build (no proxy/engine-fields.js); pass a dist/ folder after \`npm run build\``);
   }
   const url = (file) => new URL(file, `${pathToFileURL(path.resolve(dist)).href}/`).href;
-  const { withoutEngineFields, stripEngineFields } = await import(url('proxy/engine-fields.js'));
+  const { withoutEngineFields, stripEngineFields: stripBefore } = await import(url('proxy/engine-fields.js'));
+  // builds before the 30th session kept the parsed strip beside the byte cut
+  const stripEngineFields = stripBefore ?? (await import(url('engine-wire/engine-fields.js'))).stripEngineFields;
   const { upstreamBodyBytes } = await import(url('proxy/upstream/engine-request.js'));
   const { parseAnswer } = await import(url('engine-wire/answer-json.js'));
   return { withoutEngineFields, stripEngineFields, upstreamBodyBytes, parseAnswer };

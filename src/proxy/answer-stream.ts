@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ChatBody } from '../engine-wire/chat-wire.js';
-import { TokenCapture } from '../engine-wire/token-capture.js';
+import { STREAM_DONE, UpstreamEventReader } from '../engine-wire/sse-chunks.js';
 import { errorMessage } from '../util/errors.js';
 import type { CallOutcome } from './call-outcome.js';
-import type { AnswerTranslator, SseEvent, StreamTranslator } from './protocols/types.js';
+import type { AnswerTranslator, SseEvent } from './protocols/types.js';
 import { SseWriter } from './sse-writer.js';
-import { STREAM_DONE, UpstreamChunkParser } from './upstream/sse-chunks.js';
+import { CutEvents, TranslatedEvents, type EventRelay } from './stream-events.js';
 import type { CallSignal } from './call-cancel.js';
 
 interface Upstream {
@@ -14,9 +13,10 @@ interface Upstream {
 }
 
 /**
- * Passes an upstream stream through to the harness event by event (never buffered), capturing
- * tokens from the raw chunks before the protocol strips them. A failure after the stream started
- * ends it with the protocol's error event; a client disconnect (the signal) ends it silently.
+ * Passes an upstream stream through to the harness event by event (never buffered); its tokens are
+ * captured from the raw chunks, or read later from the upstream's bytes (see `stream-events.ts`). A
+ * failure after the stream started ends it with the protocol's error event; a client disconnect (the
+ * signal) ends it silently.
  */
 export function answerStream(
   call: AnswerTranslator,
@@ -26,7 +26,8 @@ export function answerStream(
   keepaliveMs: number,
   elapsedMs: () => number,
 ): Promise<CallOutcome> {
-  return new Promise((resolve) => new StreamRelay(call.streamTranslator(), upstream, new SseWriter(res, keepaliveMs), signal, elapsedMs, resolve).start());
+  const events = call.streamCut ? new CutEvents(call.streamCut, call.streamTranslator()) : new TranslatedEvents(call.streamTranslator());
+  return new Promise((resolve) => new StreamRelay(events, upstream, new SseWriter(res, keepaliveMs), signal, elapsedMs, resolve).start());
 }
 
 /**
@@ -62,8 +63,7 @@ function relayDeferred(): void {
 class StreamRelay {
   /** Parts read after the first token, waiting for the end of the loop's I/O phase (see `deferRelay`). */
   private queued: Buffer[] = [];
-  private readonly capture = new TokenCapture();
-  private readonly parser = new UpstreamChunkParser();
+  private readonly reader = new UpstreamEventReader();
   private pending: SseEvent[] = [];
   /** The upstream sent [DONE]. */
   private done = false;
@@ -71,7 +71,7 @@ class StreamRelay {
   private ttfbMs: number | null = null;
 
   constructor(
-    private readonly translator: StreamTranslator,
+    private readonly events: EventRelay,
     private readonly upstream: Upstream,
     private readonly writer: SseWriter,
     private readonly signal: CallSignal,
@@ -92,7 +92,7 @@ class StreamRelay {
   private read(part: Buffer): void {
     if (this.settled) return;
     this.writer.heardUpstream();
-    if (this.queued.length === 0 && !this.capture.hasOutput()) {
+    if (this.queued.length === 0 && !this.events.hasOutput()) {
       this.relay([part]);
       return;
     }
@@ -111,7 +111,10 @@ class StreamRelay {
   private relay(parts: Buffer[]): void {
     if (this.settled) return;
     try {
-      for (const part of parts) this.parser.feed(part, this.onChunk);
+      for (const part of parts) {
+        this.events.read(part);
+        this.reader.feed(part, this.onEvent);
+      }
     } catch (err) {
       this.flush();
       this.fail(err);
@@ -120,16 +123,12 @@ class StreamRelay {
     this.flush();
   }
 
-  private readonly onChunk = (chunk: ChatBody | typeof STREAM_DONE): void => {
-    if (chunk === STREAM_DONE) {
+  private readonly onEvent = (data: string | typeof STREAM_DONE): void => {
+    if (data === STREAM_DONE) {
       this.done = true;
       return;
     }
-    if (chunk.error !== undefined && chunk.choices === undefined) {
-      throw new Error(`upstream reported an error mid-stream: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
-    }
-    this.capture.addChunk(chunk);
-    for (const event of this.translator.push(chunk)) this.pending.push(event);
+    this.events.add(data, this.pending);
   };
 
   private flush(): void {
@@ -148,11 +147,11 @@ class StreamRelay {
     this.relayQueued();
     if (this.settled) return;
     // Tolerate a missing [DONE] once the model finished; a stream cut before that is a failure.
-    if (!this.done && this.capture.result().finishReason === null) {
+    if (!this.done && !this.events.finished()) {
       this.fail(new Error('upstream stream ended before it finished'));
       return;
     }
-    this.writer.writeNow(this.translator.end());
+    this.writer.writeNow(this.events.translator.end());
     this.settle(null);
   }
 
@@ -162,7 +161,7 @@ class StreamRelay {
     let error = 'client disconnected';
     if (!this.signal.aborted) {
       error = `upstream stream failed: ${errorMessage(err)}`;
-      this.writer.writeNow(this.translator.fail(error));
+      this.writer.writeNow(this.events.translator.fail(error));
       // nothing more of it will be read
       this.upstream.response.destroy();
     }
@@ -174,10 +173,9 @@ class StreamRelay {
     this.writer.end();
     this.resolve({
       status: 200,
-      response: this.translator.assembled(),
+      ...this.events.recorded(error),
       error,
       ttfbMs: this.ttfbMs,
-      tokens: this.capture.result(),
       upstream: this.upstream.url,
     });
   }

@@ -1,3 +1,5 @@
+import type { StreamedAnswer } from '../engine-wire/streamed-answer.js';
+import type { UnreadableAnswer } from '../engine-wire/answer-tokens.js';
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
 
 /** How one call ended, as far as the record needs to know. */
@@ -11,8 +13,11 @@ export interface CallOutcome {
   error: string | null;
   /** Milliseconds from arrival to the first byte of the answer body. */
   ttfbMs: number | null;
-  /** Null when the upstream never answered 2xx, or when its tokens are still in `answerBytes`. */
-  tokens: CapturedTokens | null;
+  /**
+   * Null when the upstream never answered 2xx, or when its tokens are still in `answerBytes` or
+   * `streamedAnswer`. With a `problem` when an answer could not be read whole (the record's error then).
+   */
+  tokens: CapturedTokens | UnreadableAnswer | null;
   /**
    * The upstream's whole answer, when the harness's answer was cut from its bytes and its tokens were
    * not read yet: the record reads them from here (the store's writing thread does, off this one).
@@ -20,6 +25,11 @@ export interface CallOutcome {
   answerBytes?: Buffer;
   /** What the harness was sent, as those bytes, when it was cut from `answerBytes` (`response` is then null). */
   responseBytes?: Buffer;
+  /**
+   * A Chat Completions stream relayed as cut from the upstream's text: the record reads its tokens
+   * and its response from these bytes (the store's writing thread does). `tokens` and `response` are null.
+   */
+  streamedAnswer?: StreamedAnswer;
   /** The upstream base URL that served (or last failed) the call. */
   upstream: string;
 }

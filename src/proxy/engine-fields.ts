@@ -1,29 +1,6 @@
-import type { ChatBody } from '../engine-wire/chat-wire.js';
 import { skipSpace } from '../engine-wire/json-bytes.js';
+import { ENGINE_FIELDS, type ClientView } from '../engine-wire/engine-fields.js';
 import { valueEnd, walkArray, walkObject } from './upstream/json-members.js';
-
-/** Fields vLLM adds for token capture that no OpenAI client expects. */
-const ENGINE_FIELDS: ReadonlySet<string> = new Set(['prompt_token_ids', 'token_ids', 'prompt_logprobs', 'kv_transfer_params', 'stop_reason']);
-
-export interface ClientView {
-  /** The harness asked for logprobs itself. */
-  logprobs: boolean;
-}
-
-/** Removes engine fields (and logprobs the harness did not ask for) in place, top level and per choice. */
-export function stripEngineFields(body: ChatBody, view: ClientView): ChatBody {
-  // `in` first: deleting a member an object lacks still calls into V8's runtime, for every field of every event
-  for (const field of ENGINE_FIELDS) if (field in body) delete body[field];
-  if (Array.isArray(body.choices)) {
-    for (const choice of body.choices) {
-      if (typeof choice !== 'object' || choice === null) continue;
-      for (const field of ENGINE_FIELDS) if (field in choice) delete choice[field];
-      // null, not absent: what an OpenAI server sends when logprobs were not requested
-      if (!view.logprobs && 'logprobs' in choice) choice.logprobs = null;
-    }
-  }
-  return body;
-}
 
 const OPEN_BRACE = Buffer.from('{');
 const CLOSE_BRACE = Buffer.from('}');

@@ -144,7 +144,7 @@ function forward(
   if (isPolicy && session.script && session.endAfterScript) {
     return answerBeyondScript(call, deps.scripts.arrived(session.secret), session.script.length, res, deps.keepaliveMs, elapsedMs);
   }
-  const translator: AnswerTranslator = { stream: call.stream, translateResponse: call.translateResponse, answerFromBytes: call.answerFromBytes, streamTranslator: call.streamTranslator };
+  const translator: AnswerTranslator = { stream: call.stream, translateResponse: call.translateResponse, answerFromBytes: call.answerFromBytes, streamTranslator: call.streamTranslator, streamCut: call.streamCut };
   const source = call.upstreamRequestIsBody ? body.bytes : undefined;
   const sent = deps.pool.postChat(call.upstreamRequest, session, signal, body.bytes && againFrom(protocol, body.bytes), source);
   return answerFromUpstream(deps, protocol, translator, sent, res, signal, elapsedMs);

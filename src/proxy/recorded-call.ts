@@ -1,4 +1,5 @@
 import { answerTokens, type UnreadableAnswer } from '../engine-wire/answer-tokens.js';
+import { readStreamedAnswer, type StreamedAnswer } from '../engine-wire/streamed-answer.js';
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
 import type { ProtocolName, ProxySession, RecordedCall, TokenIds } from '../store/types.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -72,6 +73,8 @@ class ProxiedCall implements RecordedCall {
   private tokens: CapturedTokens | UnreadableAnswer | null;
   /** The upstream's answer until its tokens are read. */
   private unreadAnswer: Buffer | undefined;
+  /** The upstream's stream until its tokens and response are read. */
+  private unreadStream: StreamedAnswer | undefined;
 
   constructor(
     readonly requestBytes: Buffer | undefined,
@@ -84,6 +87,7 @@ class ProxiedCall implements RecordedCall {
     this.outcomeError = outcome.error;
     this.tokens = outcome.tokens;
     this.unreadAnswer = outcome.answerBytes;
+    this.unreadStream = outcome.streamedAnswer;
   }
 
   get requestJson(): string | undefined {
@@ -102,6 +106,7 @@ class ProxiedCall implements RecordedCall {
   }
 
   get response(): unknown {
+    this.readStream();
     if (this.responseValue === null && this.responseBytes !== undefined) this.responseValue = JSON.parse(this.responseJson as string);
     return this.responseValue;
   }
@@ -111,12 +116,26 @@ class ProxiedCall implements RecordedCall {
     return this.unreadAnswer;
   }
 
+  /** Undefined once the tokens and the response have been read from it (then the fields hold them). */
+  get streamedAnswer(): StreamedAnswer | undefined {
+    return this.unreadStream;
+  }
+
   private captured(): CapturedTokens | UnreadableAnswer | null {
     if (this.unreadAnswer !== undefined) {
       this.tokens = answerTokens(this.unreadAnswer);
       this.unreadAnswer = undefined;
     }
+    this.readStream();
     return this.tokens;
+  }
+
+  private readStream(): void {
+    if (this.unreadStream === undefined) return;
+    const read = readStreamedAnswer(this.unreadStream);
+    this.unreadStream = undefined;
+    this.tokens = read.problem === null ? read.tokens : { ...read.tokens, problem: read.problem };
+    this.responseValue = read.response;
   }
 
   get error(): string | null {

@@ -1,5 +1,7 @@
 /** What crosses between a store and its call-writing thread (`call-writer-thread.ts`). */
 import { answerTokens } from '../engine-wire/answer-tokens.js';
+import { readStreamedAnswer, type StreamedAnswer } from '../engine-wire/streamed-answer.js';
+import type { CapturedTokens } from '../engine-wire/token-capture.js';
 import type { RecordedCall } from './types.js';
 
 /**
@@ -7,7 +9,8 @@ import type { RecordedCall } from './types.js';
  * (moved, not copied: decoding them to text is the thread's work). A RecordedCall may be a class
  * whose texts are getters, which a structured clone would drop, so the fields are named here.
  */
-export interface PostedCall extends Omit<RecordedCall, 'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson' | 'responseBytes' | 'answerBytes'> {
+export interface PostedCall
+  extends Omit<RecordedCall, 'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson' | 'responseBytes' | 'answerBytes' | 'streamedAnswer'> {
   id: number;
   requestBytes: Uint8Array | undefined;
   /** The request's text or, without one, the body itself, when there are no bytes. */
@@ -18,6 +21,8 @@ export interface PostedCall extends Omit<RecordedCall, 'request' | 'requestJson'
   response: unknown;
   /** When set, the token fields are read from it here (they are posted empty). */
   answerBytes: Uint8Array | undefined;
+  /** When set, the token fields and the response are read from it here (they are posted empty). */
+  streamedAnswer: StreamedAnswer | undefined;
 }
 
 export interface CallWriterInit {
@@ -40,7 +45,9 @@ export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[])
   const responseBytes = movedCopy(c.responseBytes, transfer);
   // read before the token fields: reading those first would read the tokens from it on this thread
   const answerBytes = handedOver(c.answerBytes, transfer);
-  const unread = answerBytes !== undefined;
+  const stream = c.streamedAnswer;
+  const streamedAnswer = stream && { ...stream, bytes: handedOver(stream.bytes, transfer) as Uint8Array };
+  const unread = answerBytes !== undefined || streamedAnswer !== undefined;
   return {
     id,
     rolloutId: c.rolloutId,
@@ -53,11 +60,13 @@ export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[])
     requestJson: requestBytes ? undefined : c.requestJson,
     request: requestBytes || c.requestJson !== undefined ? undefined : c.request,
     responseBytes,
-    responseJson: responseBytes ? undefined : c.responseJson,
-    response: responseBytes || c.responseJson !== undefined ? undefined : c.response,
+    responseJson: responseBytes || streamedAnswer ? undefined : c.responseJson,
+    response: responseBytes || streamedAnswer || c.responseJson !== undefined ? undefined : c.response,
     answerBytes,
+    streamedAnswer,
     status: c.status,
-    error: unread ? null : c.error,
+    // the token fields' getters would read the answer here; a stream's own error comes with it
+    error: streamedAnswer ? streamedAnswer.relayError : unread ? null : c.error,
     promptTokenIds: unread ? null : c.promptTokenIds,
     completionTokenIds: unread ? null : c.completionTokenIds,
     logprobs: unread ? null : c.logprobs,
@@ -98,20 +107,30 @@ function handedOver(bytes: Uint8Array | undefined, transfer: ArrayBuffer[]): Uin
 
 /** The call back as a RecordedCall, on the writing thread: texts decoded, and the tokens read from the answer when they came unread. */
 export function receivedCall(posted: PostedCall): RecordedCall {
-  const { id: _id, requestBytes, responseBytes, answerBytes, ...call } = posted;
+  const { id: _id, requestBytes, responseBytes, answerBytes, streamedAnswer, ...call } = posted;
   const requestJson = requestBytes ? text(requestBytes) : posted.requestJson;
   const responseJson = responseBytes ? text(responseBytes) : posted.responseJson;
   const received: RecordedCall = { ...call, requestJson, responseJson };
   if (answerBytes) {
     const tokens = answerTokens(Buffer.from(answerBytes.buffer, answerBytes.byteOffset, answerBytes.byteLength));
-    received.promptTokenIds = tokens.promptTokenIds;
-    received.completionTokenIds = tokens.completionTokenIds;
-    received.logprobs = tokens.logprobs;
-    received.finishReason = tokens.finishReason;
-    received.missingTokenIds = tokens.missingTokenIds;
-    if ('problem' in tokens) received.error ??= tokens.problem;
+    withTokens(received, tokens, 'problem' in tokens ? tokens.problem : null);
+  }
+  if (streamedAnswer) {
+    const read = readStreamedAnswer(streamedAnswer);
+    withTokens(received, read.tokens, read.problem);
+    received.response = read.response;
+    received.responseJson = JSON.stringify(read.response);
   }
   return received;
+}
+
+function withTokens(received: RecordedCall, tokens: CapturedTokens, problem: string | null): void {
+  received.promptTokenIds = tokens.promptTokenIds;
+  received.completionTokenIds = tokens.completionTokenIds;
+  received.logprobs = tokens.logprobs;
+  received.finishReason = tokens.finishReason;
+  received.missingTokenIds = tokens.missingTokenIds;
+  if (problem !== null) received.error ??= problem;
 }
 
 /**

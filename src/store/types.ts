@@ -1,5 +1,6 @@
 /** Records the store keeps. One file so every module agrees on them. */
 
+import type { StreamedAnswer } from '../engine-wire/streamed-answer.js';
 import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
 
 export type CallLabel = 'policy' | 'helper' | 'count_tokens';
@@ -44,6 +45,12 @@ export interface RecordedCall {
    * of its own, that buffer is detached here (nothing may read it after `recordCall`).
    */
   answerBytes?: Uint8Array;
+  /**
+   * A Chat Completions stream as the upstream sent it, when the token fields and the response are
+   * still to be read from it (`readStreamedAnswer`): the call-writing thread reads them there, as it
+   * does `answerBytes`, and the fields read the same either way. Handed over with the record likewise.
+   */
+  streamedAnswer?: StreamedAnswer;
   /** HTTP status returned to the harness. */
   status: number;
   error: string | null;

@@ -1,14 +1,9 @@
 import type { ChatBody } from '../../engine-wire/chat-wire.js';
-import { stripEngineFields } from '../engine-fields.js';
+import { ChatCompletionAssembler } from '../../engine-wire/chat-assembler.js';
+import { stripEngineFields } from '../../engine-wire/engine-fields.js';
 import { openAIErrorBody } from '../http-error.js';
-import { ChatCompletionAssembler } from './chat-assembler.js';
+import type { ChatClientWants } from './chat-event-cut.js';
 import type { SseEvent, StreamTranslator } from './types.js';
-
-export interface ChatClientWants {
-  logprobs: boolean;
-  /** The harness set stream_options.include_usage itself. */
-  usage: boolean;
-}
 
 /** Chat Completions in, Chat Completions out: strips what the harness did not ask for, chunk by chunk. */
 export class ChatStreamTranslator implements StreamTranslator {

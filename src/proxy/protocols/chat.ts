@@ -1,7 +1,9 @@
 import type { ChatBody } from '../../engine-wire/chat-wire.js';
-import { stripEngineFields, withoutEngineFields } from '../engine-fields.js';
+import { stripEngineFields } from '../../engine-wire/engine-fields.js';
+import { withoutEngineFields } from '../engine-fields.js';
 import { openAIErrorBody } from '../http-error.js';
 import { parseChatRequest } from './chat-request-schema.js';
+import { cutChatEvent } from './chat-event-cut.js';
 import { ChatStreamTranslator } from './chat-stream.js';
 import type { PreparedCall, Protocol } from './types.js';
 
@@ -25,6 +27,7 @@ export const chatProtocol: Protocol = {
       translateResponse: (upstream: ChatBody) => stripEngineFields(upstream, { logprobs: wants.logprobs }),
       answerFromBytes: (upstream: Buffer) => withoutEngineFields(upstream, { logprobs: wants.logprobs }),
       streamTranslator: () => new ChatStreamTranslator(wants),
+      streamCut: { event: (data: string) => cutChatEvent(data, wants), view: { logprobs: wants.logprobs } },
     };
   },
 

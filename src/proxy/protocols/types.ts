@@ -1,6 +1,8 @@
 import type { ChatBody, ChatRequestBody } from '../../engine-wire/chat-wire.js';
+import type { ClientView } from '../../engine-wire/engine-fields.js';
 import type { CallLabel, ProtocolName } from '../../store/types.js';
 import type { UpstreamAnswer } from '../upstream/upstream-pool.js';
+import type { ChatEventCut } from './chat-event-cut.js';
 
 /**
  * A wire protocol a harness speaks. The upstream always speaks Chat Completions, so a protocol
@@ -49,10 +51,24 @@ export interface PreparedCall {
   answerFromBytes?(upstream: Buffer): Buffer | undefined;
   /** A translator for one streamed answer. */
   streamTranslator(): StreamTranslator;
+  /**
+   * Only a protocol whose streamed events are the upstream's minus some fields has it (Chat
+   * Completions): the events are then cut from the upstream's text instead of parsed, and the record
+   * reads the stream's tokens and response from the upstream's bytes later, off the serving thread.
+   */
+  streamCut?: StreamCut;
+}
+
+/** How a protocol cuts the harness's events from an upstream stream's text (see `PreparedCall.streamCut`). */
+export interface StreamCut {
+  /** One event's data cut for the harness, or undefined to have it parsed and given to the stream's translator. */
+  event(data: string): ChatEventCut | undefined;
+  /** What the harness asked to see, for the record's reading of the stream. */
+  view: ClientView;
 }
 
 /** What answering a call needs from it once the upstream answers: the request itself is not needed by then. */
-export type AnswerTranslator = Pick<PreparedCall, 'stream' | 'translateResponse' | 'answerFromBytes' | 'streamTranslator'>;
+export type AnswerTranslator = Pick<PreparedCall, 'stream' | 'translateResponse' | 'answerFromBytes' | 'streamTranslator' | 'streamCut'>;
 
 /**
  * A validated request that needs no generation (Anthropic count_tokens): the proxy answers 200 with

@@ -2,7 +2,10 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { readStreamedAnswer } from '../../../src/engine-wire/streamed-answer.js';
+import type { CapturedTokens } from '../../../src/engine-wire/token-capture.js';
 import { answerStream } from '../../../src/proxy/answer-stream.js';
+import type { CallOutcome } from '../../../src/proxy/call-outcome.js';
 import { chatProtocol } from '../../../src/proxy/protocols/chat.js';
 import type { PreparedCall } from '../../../src/proxy/protocols/types.js';
 
@@ -60,15 +63,25 @@ const ROLE = JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices:
 const token = (text: string, id: number, finish: string | null = null) =>
   JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: finish, token_ids: [id] }] });
 
-function streamingCall(): PreparedCall {
-  return chatProtocol.prepare({ model: 'policy', messages: [{ role: 'user', content: 'hi' }], stream: true }) as PreparedCall;
+/** How the relay reads the upstream's events: cut from their text (Chat Completions), or parsed (every other protocol's way). */
+type Way = 'cut' | 'parsed';
+
+function streamingCall(way: Way): PreparedCall {
+  const call = chatProtocol.prepare({ model: 'policy', messages: [{ role: 'user', content: 'hi' }], stream: true }) as PreparedCall;
+  return way === 'cut' ? call : { ...call, streamCut: undefined };
 }
 
-function relay(name: string, log: string[]) {
+/** The tokens and response as the record has them (read from the upstream's bytes when the events were cut). */
+function recorded(outcome: CallOutcome): { tokens: CapturedTokens; response: unknown } {
+  if (outcome.streamedAnswer === undefined) return { tokens: outcome.tokens as CapturedTokens, response: outcome.response };
+  return readStreamedAnswer(outcome.streamedAnswer);
+}
+
+function relay(way: Way, name: string, log: string[]) {
   const body = new UpstreamBody();
   const res = new RecordingResponse(name, log);
   const outcome = answerStream(
-    streamingCall(),
+    streamingCall(way),
     { url: 'http://upstream.test', response: body as unknown as IncomingMessage },
     res as unknown as ServerResponse,
     new AbortController().signal,
@@ -78,15 +91,15 @@ function relay(name: string, log: string[]) {
   return { body, outcome };
 }
 
-describe('stream relay order between streams', () => {
+describe.each(['cut', 'parsed'] as const)('stream relay order between streams, events %s', (way) => {
   it('relays a stream’s first token at once and holds the next tokens of streams under way until the loop’s I/O is done', async () => {
     const log: string[] = [];
-    const a = relay('A', log);
+    const a = relay(way, 'A', log);
     a.body.read(ROLE, token('one', 11));
     expect(log).toEqual(['A role', 'A one']);
 
     // in one turn of the loop: A's next token, then another stream's first
-    const b = relay('B', log);
+    const b = relay(way, 'B', log);
     a.body.read(token('two', 12));
     b.body.read(ROLE);
     b.body.read(token('hi', 21));
@@ -103,33 +116,33 @@ describe('stream relay order between streams', () => {
     const [outcomeA, outcomeB] = await Promise.all([a.outcome, b.outcome]);
     expect(log.filter((line) => line.startsWith('A'))).toEqual(['A role', 'A one', 'A two', 'A three', 'A [DONE]']);
     expect(log.filter((line) => line.startsWith('B'))).toEqual(['B role', 'B hi', 'B !', 'B [DONE]']);
-    expect(outcomeA.tokens.completionTokenIds).toEqual([11, 12, 13]);
-    expect(outcomeB.tokens.completionTokenIds).toEqual([21, 22]);
+    expect(recorded(outcomeA).tokens.completionTokenIds).toEqual([11, 12, 13]);
+    expect(recorded(outcomeB).tokens.completionTokenIds).toEqual([21, 22]);
     expect(outcomeA.error).toBeNull();
   });
 
   it('relays the tokens held back before the end of the stream when the end comes in the same turn', async () => {
     const log: string[] = [];
-    const a = relay('A', log);
+    const a = relay(way, 'A', log);
     a.body.read(ROLE, token('one', 11));
     a.body.read(token('two', 12));
     a.body.read(token('three', 13, 'stop'), '[DONE]');
     a.body.finish();
     const outcome = await a.outcome;
     expect(log).toEqual(['A role', 'A one', 'A two', 'A three', 'A [DONE]']);
-    expect(outcome.tokens.completionTokenIds).toEqual([11, 12, 13]);
-    expect(outcome.response).toMatchObject({ choices: [{ message: { content: 'onetwothree' }, finish_reason: 'stop' }] });
+    expect(recorded(outcome).tokens.completionTokenIds).toEqual([11, 12, 13]);
+    expect(recorded(outcome).response).toMatchObject({ choices: [{ message: { content: 'onetwothree' }, finish_reason: 'stop' }] });
   });
 
   it('relays the tokens held back before the error event when the upstream fails in the same turn', async () => {
     const log: string[] = [];
-    const a = relay('A', log);
+    const a = relay(way, 'A', log);
     a.body.read(ROLE, token('one', 11));
     a.body.read(token('two', 12));
     a.body.emit('error', new Error('connection reset'));
     const outcome = await a.outcome;
     expect(log).toEqual(['A role', 'A one', 'A two', 'A error: upstream stream failed: connection reset']);
     expect(outcome.error).toBe('upstream stream failed: connection reset');
-    expect(outcome.tokens.completionTokenIds).toEqual([11, 12]);
+    expect(recorded(outcome).tokens.completionTokenIds).toEqual([11, 12]);
   });
 });

@@ -114,6 +114,39 @@ describe('the call-writing thread', () => {
     await store.close();
   });
 
+  it('reads the tokens and the response of a stream posted unread on its own thread, as the harness saw them', async () => {
+    const store = await Store.open(tempDb(), { callWriterThread: true });
+    const chunk = (body: object) => `data: ${JSON.stringify(body)}\n\n`;
+    const sse = (...events: string[]) => Buffer.from(events.join(''));
+    const first = chunk({ id: 'c', created: 5, model: 'policy', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, token_ids: [] }], prompt_token_ids: [1, 2, 3] });
+    const token = (text: string, id: number, finish: string | null = null) =>
+      chunk({ id: 'c', choices: [{ index: 0, delta: { content: text }, logprobs: { content: [{ token: text, logprob: -id / 100 }] }, finish_reason: finish, token_ids: [id] }] });
+    const unread = (seq: number, bytes: Buffer, logprobs: boolean, error: string | null = null): RecordedCall => {
+      const call = { ...turn('r', seq), stream: true, responseJson: undefined, streamedAnswer: { bytes, view: { logprobs }, relayError: error } };
+      for (const field of ['promptTokenIds', 'completionTokenIds', 'logprobs', 'finishReason', 'missingTokenIds', 'response', 'error'] as const) {
+        Object.defineProperty(call, field, { get: () => { throw new Error(`${field} was read on the serving thread`); } });
+      }
+      return call as RecordedCall;
+    };
+    const whole = sse(first, token('he', 7), token('y', 8, 'stop'), chunk({ id: 'c', choices: [], usage: { total_tokens: 5 } }), 'data: [DONE]\n\n', 'data: {"after":"done"}\n\n');
+    await store.recordCall(unread(1, whole, false));
+    // an error event ends what is read: the tokens before it are kept, and the call keeps the proxy's error
+    await store.recordCall(unread(2, sse(first, token('he', 7), chunk({ error: { message: 'overloaded' } }), token('y', 8)), true, 'upstream stream failed: overloaded'));
+    // an event that is not JSON ends it too, and names itself when nothing else did
+    await store.recordCall(unread(3, sse(first, token('he', 7), 'data: {"id": nope}\n\n', token('y', 8)), true));
+    const [done, failed, broken] = await store.listCalls('r');
+    expect(done).toMatchObject({ promptTokenIds: [1, 2, 3], completionTokenIds: [7, 8], logprobs: [-0.07, -0.08], finishReason: 'stop', missingTokenIds: false, error: null });
+    expect(JSON.parse((await store.callResponseJson('r', 1)) as string)).toEqual({
+      id: 'c', object: 'chat.completion', created: 5, model: 'policy', usage: { total_tokens: 5 },
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hey' }, logprobs: null, finish_reason: 'stop' }],
+    });
+    expect(failed).toMatchObject({ completionTokenIds: [7], logprobs: [-0.07], finishReason: null, error: 'upstream stream failed: overloaded' });
+    expect(JSON.parse((await store.callResponseJson('r', 2)) as string).choices[0]).toMatchObject({ message: { content: 'he' }, logprobs: { content: [{ token: 'he', logprob: -0.07 }] } });
+    expect(broken).toMatchObject({ completionTokenIds: [7] });
+    expect(broken?.error).toMatch(/stream stopped being readable: upstream sent an event that is not JSON: \{"id": nope\}/);
+    await store.close();
+  });
+
   it('a process that records calls and never closes its store still stores them before it exits', () => {
     const file = tempDb();
     const script = path.join(path.dirname(file), 'record.mjs');

@@ -1,4 +1,4 @@
-import type { ChatBody, ChatLogprobs, ChatTokenLogprob, ChatUsage } from '../../engine-wire/chat-wire.js';
+import type { ChatBody, ChatLogprobs, ChatTokenLogprob, ChatUsage } from './chat-wire.js';
 
 interface AssembledToolCall {
   id?: string;

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { parseAnswer } from '../../engine-wire/answer-json.js';
-import type { ChatBody } from '../../engine-wire/chat-wire.js';
+import { parseAnswer } from './answer-json.js';
+import type { ChatBody } from './chat-wire.js';
 
 /** Marks the upstream's `data: [DONE]`. */
 export const STREAM_DONE = Symbol('stream done');
@@ -10,12 +10,11 @@ export const STREAM_DONE = Symbol('stream done');
 const MAX_EVENT_CHARS = 64 * 1024 * 1024;
 
 /**
- * Parses an upstream SSE body into chunk objects as its bytes are read: `feed` hands each chunk the
- * bytes completed to `onChunk`, in order. After [DONE] it hands over nothing more (the caller reads
- * the rest of the body so the keep-alive socket can be reused). Throws on an event that is not JSON,
- * after handing over the chunks before it.
+ * Reads an upstream SSE body as its bytes arrive: `feed` hands the data of each event the bytes
+ * completed to `onEvent`, in order, then STREAM_DONE for `data: [DONE]`, after which it hands over
+ * nothing more (the caller reads the rest of the body so the keep-alive socket can be reused).
  */
-export class UpstreamChunkParser {
+export class UpstreamEventReader {
   private readonly events: EventSourceMessage[] = [];
   private readonly parser = createParser({ onEvent: (event) => this.events.push(event), maxBufferSize: MAX_EVENT_CHARS });
   /**
@@ -26,7 +25,7 @@ export class UpstreamChunkParser {
   private started = false;
   private done = false;
 
-  feed(part: Buffer, onChunk: (chunk: ChatBody | typeof STREAM_DONE) => void): void {
+  feed(part: Buffer, onEvent: (data: string | typeof STREAM_DONE) => void): void {
     if (this.done) return;
     let text = this.decoder.write(part);
     if (!this.started && text.length > 0) {
@@ -39,11 +38,24 @@ export class UpstreamChunkParser {
     for (const event of events) {
       if (event.data === '[DONE]') {
         this.done = true;
-        onChunk(STREAM_DONE);
+        onEvent(STREAM_DONE);
         return;
       }
-      onChunk(parseChunk(event.data));
+      onEvent(event.data);
     }
+  }
+}
+
+/**
+ * Parses an upstream SSE body into chunk objects as its bytes are read: `feed` hands each chunk the
+ * bytes completed to `onChunk`, in order, as `UpstreamEventReader` hands over their data. Throws on
+ * an event that is not JSON, after handing over the chunks before it.
+ */
+export class UpstreamChunkParser {
+  private readonly reader = new UpstreamEventReader();
+
+  feed(part: Buffer, onChunk: (chunk: ChatBody | typeof STREAM_DONE) => void): void {
+    this.reader.feed(part, (data) => onChunk(data === STREAM_DONE ? data : parseChunk(data)));
   }
 }
 
@@ -53,7 +65,8 @@ export class UpstreamChunkParser {
  */
 const BYTES_PARSE_MIN_CHARS = 32 * 1024;
 
-function parseChunk(data: string): ChatBody {
+/** One event's data as a chunk object; throws, naming the event, when it is not a JSON object. */
+export function parseChunk(data: string): ChatBody {
   let value: unknown;
   try {
     if (data.length >= BYTES_PARSE_MIN_CHARS && data.includes('"prompt_token_ids"')) return parseAnswer(Buffer.from(data, 'utf8'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STREAM_DONE, UpstreamChunkParser } from '../../../src/proxy/upstream/sse-chunks.js';
+import { STREAM_DONE, UpstreamChunkParser } from '../../../src/engine-wire/sse-chunks.js';
 
 type Seen = unknown[];
 

@@ -1,0 +1,68 @@
+import { errorMessage } from '../util/errors.js';
+import { ChatCompletionAssembler } from './chat-assembler.js';
+import type { ChatBody } from './chat-wire.js';
+import { stripEngineFields, type ClientView } from './engine-fields.js';
+import { STREAM_DONE, UpstreamChunkParser } from './sse-chunks.js';
+import { TokenCapture, type CapturedTokens } from './token-capture.js';
+
+/** A Chat Completions stream as the upstream sent it, kept whole until a record reads it. */
+export interface StreamedAnswer {
+  /** The upstream's SSE body, up to where the proxy stopped reading it. */
+  bytes: Uint8Array;
+  /** What the harness asked to see: the recorded response is the one it was sent. */
+  view: ClientView;
+  /** Why the relay ended the stream early (the call's error), or null: the record's own error then comes from the reading. */
+  relayError: string | null;
+}
+
+/** What a record keeps of a streamed answer. */
+export interface StreamedAnswerRecord {
+  tokens: CapturedTokens;
+  /** The `chat.completion` the stream's chunks add up to, as the harness saw them. */
+  response: ChatBody;
+  /** Why the reading stopped before the stream's end (an event that is not JSON, an error event), else null. */
+  problem: string | null;
+}
+
+class StreamStopped extends Error {}
+
+/**
+ * Reads a relayed stream's tokens and the response it adds up to, as the proxy would have while
+ * relaying it: chunk by chunk up to [DONE], stopping at an error event or at an event that is not
+ * JSON (what came before it is kept). Never throws.
+ */
+export function readStreamedAnswer(answer: StreamedAnswer): StreamedAnswerRecord {
+  const reader = new StreamedAnswerReader(answer.view);
+  reader.feed(Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength));
+  return reader.result();
+}
+
+/** `readStreamedAnswer` part by part, for a stream read as it arrives. */
+export class StreamedAnswerReader {
+  private readonly parser = new UpstreamChunkParser();
+  private readonly capture = new TokenCapture();
+  private readonly assembler = new ChatCompletionAssembler();
+  private problem: string | null = null;
+
+  constructor(private readonly view: ClientView) {}
+
+  feed(part: Buffer): void {
+    if (this.problem !== null) return;
+    try {
+      this.parser.feed(part, this.onChunk);
+    } catch (err) {
+      this.problem = err instanceof StreamStopped ? err.message : `the upstream's stream stopped being readable: ${errorMessage(err)}`;
+    }
+  }
+
+  result(): StreamedAnswerRecord {
+    return { tokens: this.capture.result(), response: this.assembler.result(), problem: this.problem };
+  }
+
+  private readonly onChunk = (chunk: ChatBody | typeof STREAM_DONE): void => {
+    if (chunk === STREAM_DONE) return;
+    if (chunk.error !== undefined && chunk.choices === undefined) throw new StreamStopped('the upstream reported an error mid-stream');
+    this.capture.addChunk(chunk);
+    this.assembler.add(stripEngineFields(chunk, this.view));
+  };
+}
