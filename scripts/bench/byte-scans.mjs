@@ -4,7 +4,10 @@
 //   - the upstream request: the harness's bytes with the proxy's fields set (serving thread);
 //   - the whole answer cut for the harness, engine fields and unasked logprobs left out (serving thread),
 //     and the parse-and-strip it stands in for;
-//   - the answer's token ids and the rest, as the store's writing thread reads them.
+//   - the answer's token ids and the rest, as the store's writing thread reads them;
+//   - the sim's stream of the same answer: its events cut for the harness (serving thread), against the
+//     parse, capture and translation of each event they stand in for, and the stream as the writing
+//     thread reads it (tokens and assembled response), each next to JSON.parse of every event.
 // `--alt-dist DIR` times another build's functions in the same rounds (e.g. a worktree of an earlier commit).
 //
 // usage: node scripts/bench/byte-scans.mjs [--rounds 7] [--calls 5000] [--request-kb 4] [--alt-dist DIR]
@@ -25,6 +28,8 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 const requestKb = Number(values['request-kb']);
+/** A stream is ~50 events: fewer of them make a round as long. */
+const streamCalls = Math.max(1, Math.round(calls / 20));
 for (const [name, value] of [['rounds', rounds], ['calls', calls], ['request-kb', requestKb]]) {
   if (!(value > 0)) throw new Error(`--${name} ${values[name]}: use a number above 0`);
 }
@@ -39,7 +44,17 @@ async function build(dist) {
   const stripEngineFields = stripBefore ?? (await import(url('engine-wire/engine-fields.js'))).stripEngineFields;
   const { upstreamBodyBytes } = await import(url('proxy/upstream/engine-request.js'));
   const { parseAnswer } = await import(url('engine-wire/answer-json.js'));
-  return { withoutEngineFields, stripEngineFields, upstreamBodyBytes, parseAnswer };
+  const { TokenCapture } = await import(url('engine-wire/token-capture.js'));
+  const { ChatStreamTranslator } = await import(url('proxy/protocols/chat-stream.js'));
+  // builds before the 30th session parsed streams in the proxy only, and had no cut of their events
+  const sseChunks = existsSync(path.join(dist, 'engine-wire/sse-chunks.js')) ? 'engine-wire/sse-chunks.js' : 'proxy/upstream/sse-chunks.js';
+  const { UpstreamChunkParser, UpstreamEventReader } = await import(url(sseChunks));
+  const cut = existsSync(path.join(dist, 'proxy/protocols/chat-event-cut.js')) ? await import(url('proxy/protocols/chat-event-cut.js')) : {};
+  const streamed = existsSync(path.join(dist, 'engine-wire/streamed-answer.js')) ? await import(url('engine-wire/streamed-answer.js')) : {};
+  return {
+    withoutEngineFields, stripEngineFields, upstreamBodyBytes, parseAnswer, TokenCapture, ChatStreamTranslator, UpstreamChunkParser,
+    UpstreamEventReader, cutChatEvent: cut.cutChatEvent, readStreamedAnswer: streamed.readStreamedAnswer,
+  };
 }
 
 const here = await build(new URL('../../dist', import.meta.url).pathname);
@@ -55,26 +70,75 @@ const asked = await fetch(`${sim.url}/chat/completions`, {
   body: JSON.stringify({ ...request, logprobs: true, return_token_ids: true }),
 });
 const answerBytes = Buffer.from(await asked.arrayBuffer());
-await sim.close();
 if (!asked.ok) throw new Error(`the sim answered ${asked.status}: ${answerBytes.toString()}`);
+const streamedAsk = await fetch(`${sim.url}/chat/completions`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ ...request, stream: true, logprobs: true, return_token_ids: true, stream_options: { include_usage: true } }),
+});
+const streamBytes = Buffer.from(await streamedAsk.arrayBuffer());
+await sim.close();
+if (!streamedAsk.ok) throw new Error(`the sim answered ${streamedAsk.status}: ${streamBytes.toString()}`);
+// the stream as the proxy reads it: one socket read per event
+const streamParts = streamBytes
+  .toString('utf8')
+  .split(/(?<=\n\n)/)
+  .map((event) => Buffer.from(event));
+const streamData = streamParts.map((part) => part.toString('utf8').replace(/^data: /, '').trimEnd()).filter((data) => data !== '[DONE]');
 
 const view = { logprobs: false };
 const baselines = {
   'JSON.parse(request)': () => JSON.parse(requestBytes.toString('utf8')),
   'JSON.parse(answer)': () => JSON.parse(answerBytes.toString('utf8')),
+  'JSON.parse(stream events)': () => streamData.map((data) => JSON.parse(data)),
 };
+const wants = { logprobs: false, usage: false };
 const scans = (fns) => ({
   'upstream request bytes': () => fns.upstreamBodyBytes(request, requestBytes, 'vllm', undefined),
   'answer cut for the harness': () => fns.withoutEngineFields(answerBytes, view),
   'answer parsed and stripped': () => JSON.stringify(fns.stripEngineFields(JSON.parse(answerBytes.toString('utf8')), view)),
   // parseAnswer takes its bytes over (the id list is cut out in place): each call gets a copy
   'answer read by the writer (+copy)': () => fns.parseAnswer(Buffer.from(answerBytes)),
+  'stream parsed and translated': () => {
+    const parser = new fns.UpstreamChunkParser();
+    const capture = new fns.TokenCapture();
+    const translator = new fns.ChatStreamTranslator(wants);
+    const sent = [];
+    for (const part of streamParts) {
+      parser.feed(part, (chunk) => {
+        if (typeof chunk === 'symbol') return;
+        capture.addChunk(chunk);
+        for (const event of translator.push(chunk)) sent.push(`data: ${event.data}\n\n`);
+      });
+    }
+    return sent;
+  },
+  ...(fns.cutChatEvent && {
+    'stream cut for the harness': () => {
+      const reader = new fns.UpstreamEventReader();
+      const sent = [];
+      for (const part of streamParts) {
+        reader.feed(part, (data) => {
+          if (typeof data === 'symbol') return;
+          const cut = fns.cutChatEvent(data, wants);
+          if (cut?.text) sent.push(`data: ${cut.text}\n\n`);
+        });
+      }
+      return sent;
+    },
+  }),
+  ...(fns.readStreamedAnswer && {
+    'stream read by the writer': () => fns.readStreamedAnswer({ bytes: streamBytes, view, relayError: null }),
+  }),
 });
 const BASELINE_OF = {
   'upstream request bytes': 'JSON.parse(request)',
   'answer cut for the harness': 'JSON.parse(answer)',
   'answer parsed and stripped': 'JSON.parse(answer)',
   'answer read by the writer (+copy)': 'JSON.parse(answer)',
+  'stream parsed and translated': 'JSON.parse(stream events)',
+  'stream cut for the harness': 'JSON.parse(stream events)',
+  'stream read by the writer': 'JSON.parse(stream events)',
 };
 const cases = { ...baselines, ...scans(here), ...(alt ? prefixed('alt: ', scans(alt)) : {}) };
 
@@ -88,14 +152,15 @@ const best = Object.fromEntries(Object.keys(cases).map((name) => [name, Infinity
 for (const fn of Object.values(cases)) for (let i = 0; i < 500; i++) kept += fn() ? 1 : 0;
 for (let round = 0; round < rounds; round++) {
   for (const [name, fn] of Object.entries(cases)) {
+    const n = name.includes('stream') ? streamCalls : calls;
     const started = process.hrtime.bigint();
-    for (let i = 0; i < calls; i++) kept += fn() ? 1 : 0;
-    const us = Number(process.hrtime.bigint() - started) / calls / 1000;
+    for (let i = 0; i < n; i++) kept += fn() ? 1 : 0;
+    const us = Number(process.hrtime.bigint() - started) / n / 1000;
     best[name] = Math.min(best[name], us);
   }
 }
 
-console.log(`request ${requestBytes.length} bytes, answer ${answerBytes.length} bytes; best of ${rounds} rounds of ${calls} calls; Node ${process.version}`);
+console.log(`request ${requestBytes.length} bytes, answer ${answerBytes.length} bytes, its stream ${streamBytes.length} bytes in ${streamData.length} events; best of ${rounds} rounds of ${calls} calls (streams: ${streamCalls}); Node ${process.version}`);
 for (const [name, us] of Object.entries(best)) {
   const baseline = BASELINE_OF[name.replace(/^alt: /, '')];
   const ratio = baseline ? ` ${(us / best[baseline]).toFixed(2)}× ${baseline}` : ' (baseline)';

@@ -67,6 +67,10 @@ const EVENTS: Record<string, string> = {
   'unicode text': JSON.stringify({ choices: [{ index: 0, delta: { content: 'naïve — 日本 🎉' }, token_ids: [9] }] }),
   'a tool call delta': JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] }, token_ids: [8, 9] }] }),
   'an empty object': '{}',
+  // escapes in a long text
+  ...Object.fromEntries(
+    [60, 61, 62, 63, 64, 65].map((n) => [`a text with escapes about ${n} chars in`, JSON.stringify({ choices: [{ index: 0, delta: { content: `${'x'.repeat(n)}"\\\\"${'\\'.repeat(n % 3)}"` }, token_ids: [1] }] })]),
+  ),
 };
 
 describe('a chat stream event cut from its text', () => {
@@ -107,6 +111,8 @@ describe('a chat stream event cut from its text', () => {
       '{"choices":[{"index":0]}',
       '{"choices":[{"delta":{"content":"x"]}}]}',
       '{"kv_transfer_params":{"b":[1}]}',
+      '{"token_ids":[1}]}',
+      '{"token_ids":[1,[2]}',
       '{"error":{"message":"engine overloaded"}}',
       '{"tok\\u0065n_ids":[1]}',
       '{"id":\n"a"}',
