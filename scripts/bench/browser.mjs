@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { DockerBackend } from '../../dist/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../dist/sandbox/docker/images.js';
+import { benchArgs } from './bench-args.mjs';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '60' }, dpr: { type: 'string', default: '1' } } });
+const { values } = benchArgs(import.meta.url, { options: { steps: { type: 'string', default: '60' }, dpr: { type: 'string', default: '1' } } });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pages = path.join(root, 'test/fixtures/browser-pages');
 

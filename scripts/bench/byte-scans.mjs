@@ -14,10 +14,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ANSWER, agentTurn } from './agent-turn.mjs';
+import { benchArgs } from './bench-args.mjs';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     rounds: { type: 'string', default: '7' },
     calls: { type: 'string', default: '5000' },

@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import sqlite3 from 'sqlite3';
 import { Store } from '../../dist/store/store.js';
 import { exportRun } from '../../dist/trajectory/export.js';
+import { benchArgs } from './bench-args.mjs';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     rollouts: { type: 'string', default: '2000' },
     turns: { type: 'string', default: '50' },

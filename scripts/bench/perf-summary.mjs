@@ -16,7 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.mjs';
 
 /**
  * Makes the JIT names of the processes in `file` name the code that ran last at each address.
@@ -195,7 +195,7 @@ export function printPerfSummary(file, summary) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { tid: { type: 'string' }, top: { type: 'string', default: '25' }, 'by-owner': { type: 'boolean', default: false } } });
+  const { values, positionals } = benchArgs(import.meta.url, { allowPositionals: true, options: { tid: { type: 'string' }, top: { type: 'string', default: '25' }, 'by-owner': { type: 'boolean', default: false } } });
   if (positionals.length !== 1) {
     console.error('usage: node scripts/bench/perf-summary.mjs FILE [--tid N] [--top 25] [--by-owner]');
     process.exit(2);

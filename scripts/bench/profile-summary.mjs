@@ -8,9 +8,9 @@
 // mostly where the profiled thread gives the core up, and the shares say more about the scheduler than
 // about the code. Profile with a spare core (proxy.mjs --modes shared).
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.mjs';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs(import.meta.url, {
   allowPositionals: true,
   options: { 'skip-ms': { type: 'string', default: '0' }, top: { type: 'string', default: '30' } },
 });

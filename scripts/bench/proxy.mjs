@@ -64,9 +64,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { seededRandom } from '../../dist/util/seeded-random.js';
 import { ANSWER, CALL_MARK, agentTurn } from './agent-turn.mjs';
+import { benchArgs } from './bench-args.mjs';
 import { summarizePerf } from './perf-summary.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -75,7 +75,7 @@ const WARMUP_CALLS = 3000;
 const WARMUP_CALLS_PACED = 1000;
 const CALL_ID = /\[call ([^\]]+)\]/;
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     role: { type: 'string' },
     upstream: { type: 'string' },

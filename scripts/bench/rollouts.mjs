@@ -11,15 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { DockerBackend } from '../../dist/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../dist/sandbox/docker/images.js';
 import { WarmPool } from '../../dist/sandbox/warm-pool.js';
 import { measureHarnesses, printHarnessTable } from './harness-figures.mjs';
+import { benchArgs } from './bench-args.mjs';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     suite: { type: 'string', default: 'envs/claw-basic' },
     levels: { type: 'string', default: '1,2,4,8' },
