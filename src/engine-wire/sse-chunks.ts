@@ -80,3 +80,9 @@ export function parseChunk(data: string): ChatBody {
   }
   return value as ChatBody;
 }
+
+/** What an upstream's error event inside a stream says (an `error` and no `choices`), or undefined for any other chunk. */
+export function streamError(chunk: ChatBody): string | undefined {
+  if (chunk.error === undefined || chunk.choices !== undefined) return undefined;
+  return `upstream reported an error mid-stream: ${chunk.error.message ?? JSON.stringify(chunk.error)}`;
+}

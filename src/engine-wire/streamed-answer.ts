@@ -2,7 +2,7 @@ import { errorMessage } from '../util/errors.js';
 import { ChatCompletionAssembler } from './chat-assembler.js';
 import type { ChatBody } from './chat-wire.js';
 import { stripEngineFields, type ClientView } from './engine-fields.js';
-import { STREAM_DONE, UpstreamChunkParser } from './sse-chunks.js';
+import { STREAM_DONE, UpstreamChunkParser, streamError } from './sse-chunks.js';
 import { TokenCapture, type CapturedTokens } from './token-capture.js';
 
 /** A Chat Completions stream as the upstream sent it, kept whole until a record reads it. */
@@ -61,7 +61,8 @@ export class StreamedAnswerReader {
 
   private readonly onChunk = (chunk: ChatBody | typeof STREAM_DONE): void => {
     if (chunk === STREAM_DONE) return;
-    if (chunk.error !== undefined && chunk.choices === undefined) throw new StreamStopped('the upstream reported an error mid-stream');
+    const error = streamError(chunk);
+    if (error !== undefined) throw new StreamStopped(error);
     this.capture.addChunk(chunk);
     this.assembler.add(stripEngineFields(chunk, this.view));
   };

@@ -1,5 +1,5 @@
 import type { ChatBody } from '../engine-wire/chat-wire.js';
-import { parseChunk } from '../engine-wire/sse-chunks.js';
+import { parseChunk, streamError } from '../engine-wire/sse-chunks.js';
 import { StreamedAnswerReader } from '../engine-wire/streamed-answer.js';
 import { TokenCapture } from '../engine-wire/token-capture.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -23,9 +23,8 @@ export interface EventRelay {
 /** The parsed way: the chunk's tokens captured, then what the protocol's translator makes of it. */
 function translate(data: string, capture: TokenCapture, translator: StreamTranslator, out: SseEvent[]): void {
   const chunk: ChatBody = parseChunk(data);
-  if (chunk.error !== undefined && chunk.choices === undefined) {
-    throw new Error(`upstream reported an error mid-stream: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
-  }
+  const error = streamError(chunk);
+  if (error !== undefined) throw new Error(error);
   capture.addChunk(chunk);
   for (const event of translator.push(chunk)) out.push(event);
 }

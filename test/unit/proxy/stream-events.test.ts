@@ -70,3 +70,16 @@ describe('a chat stream relayed as cut events', () => {
     });
   }
 });
+
+describe('a relayed stream read for its record', () => {
+  it('stops at an error event with what the upstream said, keeping the tokens before it, and ignores what follows [DONE]', () => {
+    const stream = (...events: string[]) => ({ bytes: Buffer.from(events.join('')), view: { logprobs: false }, relayError: null });
+    const failed = readStreamedAnswer(stream(token('he', 7), chunk({ error: { message: 'engine overloaded' } }), token('y', 8)));
+    expect(failed.problem).toBe('upstream reported an error mid-stream: engine overloaded');
+    expect(failed.tokens.completionTokenIds).toEqual([7]);
+    const done = readStreamedAnswer(stream(token('he', 7), token('y', 8, 'stop'), 'data: [DONE]\n\n', 'data: not json\n\n'));
+    expect(done.problem).toBeNull();
+    expect(done.tokens).toMatchObject({ completionTokenIds: [7, 8], finishReason: 'stop' });
+    expect(done.response).toMatchObject({ choices: [{ message: { content: 'hey' }, logprobs: null, finish_reason: 'stop' }] });
+  });
+});
