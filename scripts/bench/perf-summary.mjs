@@ -4,8 +4,10 @@
 // own JavaScript, V8's builtins and runtime, the GC, libuv, llhttp, libc, the kernel) and by function.
 // The kernel takes each sample on a timer interrupt, so unlike V8's own profiler (a sampling thread
 // that must get a core to take its sample) it is not skewed when the process shares or is pinned to a
-// core, and it sees native code and system calls too. The process must have run with
-// `--perf-basic-prof` for its JavaScript functions to have names.
+// core, and it sees native code and system calls too. The process must have run with `--perf-prof`
+// and the record gone through `perf inject --jit` (what proxy.mjs --perf does), or with
+// `--perf-basic-prof`, for its JavaScript functions to have names; the first names every sample right,
+// the second may name a sample after code V8 compiled at its address later (see `useLatestJitNames`).
 //
 // With call chains (`proxy.mjs --perf DIR --perf-call-graph`), `--by-owner` charges each sample to the
 // nearest JavaScript function on its stack instead: V8's inline caches, JSON and property lookups, and
@@ -102,7 +104,10 @@ export function codeKind({ dso, kind, symbol }) {
     if (/\/dist\//.test(symbol)) return 'JS OpenForge';
     return 'JS other';
   }
-  if (symbol.startsWith('Builtins_')) return 'V8 builtins (ICs, calls, interpreter)';
+  if (symbol.startsWith('Builtins_') || symbol.startsWith('Builtin:')) return 'V8 builtins (ICs, calls, interpreter)';
+  if (symbol.startsWith('RegExp:')) return 'V8 regular expressions';
+  // the rest of what `perf inject --jit` names: V8's stubs and handlers
+  if (/^jitted-\d+-\d+\.so$/.test(dso)) return 'V8 JIT code (stubs, handlers)';
   if (/Heap|Scaveng|MarkCompact|Marking|Sweep|Evacuat|Worklist|RememberedSet|Ephemeron|cppgc|WriteBarrier/.test(symbol)) return 'V8 GC';
   if (/^v8::|^V8|^Turbofan|^v8_/.test(symbol)) return 'V8 runtime (compiler, JSON, objects)';
   if (/^uv_|^uv__/.test(symbol)) return 'libuv';
@@ -137,7 +142,7 @@ export function summarizePerf(file, { tid, top = 25 } = {}) {
   };
 }
 
-/** JIT names as `--perf-basic-prof` writes them: `JS:*name file:///…/dist/x.js:1:2` (the mark is the tier). */
+/** JIT names as V8 writes them for perf: `JS:*name file:///…/dist/x.js:1:2` (the mark is the tier). */
 const JS_FRAME = /^(?:JS|LazyCompile|Function):[*~^]?/;
 
 /**

@@ -54,7 +54,7 @@
 //                                 rounds, not its start-up or warm-up: DIR/proxy-<mode>-<upstream>-<level>.cpuprofile)]
 //                                [--perf DIR (Linux perf samples every server target over each level's measured rounds, pinned or
 //                                 not, native code and kernel included: DIR/<target>-<mode>-<upstream>-<level>.perf.data, read by
-//                                 perf-summary.mjs; the servers run with --perf-basic-prof)]
+//                                 perf-summary.mjs; the servers run with --perf-prof in DIR, and perf inject --jit names their code)]
 //                                [--perf-call-graph (with --perf: call chains too, so perf-summary.mjs --by-owner can charge
 //                                 each sample to the JavaScript function it ran for)]
 // Needs `npm run build`. Loopback only. Prints a table and a final JSON line.
@@ -110,7 +110,7 @@ const { values } = benchArgs(import.meta.url, {
 /** Node / V8 flags of the `proxy-alt` target: the recording proxy again, to compare flags in one run. */
 const altNodeFlags = values['alt-node-flags'].split(/\s+/).filter(Boolean);
 /** The `proxy-alt` target's build: another `dist` folder (`--alt-dist`), to compare two builds in one run. */
-const altDist = values['alt-dist'] ? ['--dist', values['alt-dist']] : [];
+const altDist = values['alt-dist'] ? ['--dist', path.resolve(values['alt-dist'])] : [];
 /** The niceness a server role gives its helper threads: `--helper-nice`, else `openforge proxy`'s default. */
 const helperNice = (defaultNice) => (values['helper-nice'] === '' ? defaultNice : Number(values['helper-nice']));
 /** Size of each non-streamed request body, in KB (at least the ~4 KB base turn). */
@@ -127,8 +127,14 @@ if (perfDir) {
   if (spawnSync('perf', ['--version']).status !== 0) throw new Error('--perf needs Linux perf on the PATH: install it (Debian: apt-get install linux-perf)');
   mkdirSync(perfDir, { recursive: true });
 }
-/** Node flags of every server target: with --perf, JIT code gets names perf can read. */
-const serverNodeFlags = perfDir ? ['--perf-basic-prof'] : [];
+/**
+ * Node flags of every server target: with --perf, V8 writes a jitdump of the code it compiles and moves
+ * (`jit-<pid>.dump`, in the server's working directory: DIR), which `perf inject --jit` turns into names
+ * for every sample. A perf map (`--perf-basic-prof`) logs code creation only, and V8 reuses the
+ * addresses of code it dropped: perf then charged samples of the socket writes to a function compiled
+ * later at their address (docs/perf.md, thirtieth session).
+ */
+const serverNodeFlags = perfDir ? ['--perf-prof', '--interpreted-frames-native-stack'] : [];
 if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);
 
 // ── roles ───────────────────────────────────────────────────────────────────
@@ -436,8 +442,12 @@ const children = new Set();
 function child(role, args = [], cpu = undefined, nodeFlags = []) {
   const argv = [SELF, '--role', role, ...args];
   const stdio = ['ignore', 'inherit', 'inherit', 'ipc'];
+  // a server's jitdump goes to its working directory (see `serverNodeFlags`)
+  const cwd = nodeFlags.includes('--perf-prof') ? perfDir : undefined;
   const proc =
-    cpu === undefined ? fork(SELF, argv.slice(1), { stdio, execArgv: nodeFlags }) : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeFlags, ...argv], { stdio });
+    cpu === undefined
+      ? fork(SELF, argv.slice(1), { stdio, execArgv: nodeFlags, cwd })
+      : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeFlags, ...argv], { stdio, cwd });
   const waiting = [];
   proc.on('message', (message) => waiting.shift()?.(message));
   children.add(proc);
@@ -467,13 +477,22 @@ function child(role, args = [], cpu = undefined, nodeFlags = []) {
  */
 function perfRecord(pid, file) {
   const callGraph = values['perf-call-graph'] ? ['-g'] : [];
-  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', ...callGraph, '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const raw = `${file}.raw`;
+  // -k 1: the samples on the monotonic clock, which the jitdump's records are timed by
+  const perf = spawn('perf', ['record', '-q', '-k', '1', '-e', 'cpu-clock', '-F', '1999', ...callGraph, '-p', String(pid), '-o', raw], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => perf.once('exit', resolve));
   return {
     pid,
     async stop() {
       perf.kill('SIGINT');
       await exited;
+      // the JIT code's names and moves into the record: one small ELF per function, DIR/jitted-<pid>-<n>.so,
+      // which perf reads from there (the copies perf also caches by build id are not needed, and large)
+      const cache = path.join(perfDir, '.debug');
+      const injected = spawnSync('perf', ['--buildid-dir', cache, 'inject', '--jit', '-i', raw, '-o', file], { encoding: 'utf8' });
+      rmSync(cache, { recursive: true, force: true });
+      if (injected.status !== 0) throw new Error(`perf inject --jit ${raw}: ${injected.stderr.trim().split('\n').pop()}`);
+      rmSync(raw);
       return file;
     },
   };
