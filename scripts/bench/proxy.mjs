@@ -763,6 +763,8 @@ async function main() {
     for (const speed of speeds) {
       // a paced call lasts ~0.25 s: at low concurrency nothing queues, so `instant` says all there is
       const speedLevels = speed !== 'instant' ? levels.filter((c) => c >= 16) : levels;
+      const skipped = levels.filter((c) => !speedLevels.includes(c));
+      if (skipped.length && mode === modes[0]) console.error(`bench: the ${speed} upstream measures 16 concurrent calls or more; level ${skipped.join(', ')} only with --upstreams instant`);
       if (speedLevels.length) results.push(await runMode(mode, { sim: sims[speed], speed, dir, levels: speedLevels, scale, targets, toolMs, pacedCallsPerClient }));
     }
   }
