@@ -1,4 +1,5 @@
 import { errorMessage } from '../util/errors.js';
+import type { UnreadableAnswer } from './answer-tokens.js';
 import { ChatCompletionAssembler } from './chat-assembler.js';
 import type { ChatBody } from './chat-wire.js';
 import { stripEngineFields, type ClientView } from './engine-fields.js';
@@ -22,6 +23,11 @@ export interface StreamedAnswerRecord {
   response: ChatBody;
   /** Why the reading stopped before the stream's end (an event that is not JSON, an error event), else null. */
   problem: string | null;
+}
+
+/** A reading's tokens as a record keeps them: with its `problem`, when it has one. */
+export function recordedTokens(read: StreamedAnswerRecord): CapturedTokens | UnreadableAnswer {
+  return read.problem === null ? read.tokens : { ...read.tokens, problem: read.problem };
 }
 
 class StreamStopped extends Error {}

@@ -1,5 +1,5 @@
 import { answerTokens, type UnreadableAnswer } from '../engine-wire/answer-tokens.js';
-import { readStreamedAnswer, type StreamedAnswer } from '../engine-wire/streamed-answer.js';
+import { readStreamedAnswer, recordedTokens, type StreamedAnswer } from '../engine-wire/streamed-answer.js';
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
 import type { ProtocolName, ProxySession, RecordedCall, TokenIds } from '../store/types.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -134,7 +134,7 @@ class ProxiedCall implements RecordedCall {
     if (this.unreadStream === undefined) return;
     const read = readStreamedAnswer(this.unreadStream);
     this.unreadStream = undefined;
-    this.tokens = read.problem === null ? read.tokens : { ...read.tokens, problem: read.problem };
+    this.tokens = recordedTokens(read);
     this.responseValue = read.response;
   }
 

@@ -1,6 +1,6 @@
 import type { ChatBody } from '../engine-wire/chat-wire.js';
 import { parseChunk, streamError } from '../engine-wire/sse-chunks.js';
-import { StreamedAnswerReader } from '../engine-wire/streamed-answer.js';
+import { StreamedAnswerReader, recordedTokens } from '../engine-wire/streamed-answer.js';
 import { TokenCapture } from '../engine-wire/token-capture.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { SseEvent, StreamCut, StreamTranslator } from './protocols/types.js';
@@ -121,6 +121,6 @@ export class CutEvents implements EventRelay {
       return { response: null, tokens: null, streamedAnswer: { bytes: Buffer.concat(this.parts), view: this.cut.view, relayError: error } };
     }
     const read = this.reader.result();
-    return { response: read.response, tokens: read.problem === null ? read.tokens : { ...read.tokens, problem: read.problem } };
+    return { response: read.response, tokens: recordedTokens(read) };
   }
 }
