@@ -2,63 +2,23 @@
 // forge-agent: OpenForge's small reference harness. A tool-calling loop over
 // OpenAI Chat Completions with bash / read_file / write_file tools.
 //
-// The compiled file is copied alone into a container whose Node is Debian
-// bookworm's 18.x and which has no node_modules: import only `node:` builtins
-// and use nothing newer than Node 18.
+// It is bundled into one file (scripts/build-agents.mjs) that is copied alone into a container whose
+// Node may be Debian bookworm's 18.x: use nothing newer than Node 18.
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, readSync, openSync, closeSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { MODEL_ENV_USAGE, parseOptions, positiveNumber, readModelEnv, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
+import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
+import { callModel, ModelApiError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "../agent-kit/chat-client.js";
+import { Transcript } from "../agent-kit/transcript.js";
 
-export interface AgentOptions {
-  instruction: string;
-  /** e.g. http://host:port/s/<secret>/v1 */
-  baseUrl: string;
-  apiKey?: string;
-  model?: string;
-  temperature?: number;
-  maxTurns?: number;
+export type { AgentResult } from "../agent-kit/agent-run.js";
+export type { ToolCall } from "../agent-kit/chat-client.js";
+
+export interface AgentOptions extends AgentRunOptions {
   workdir?: string;
-  transcriptPath?: string;
   stream?: boolean;
   toolTimeoutSec?: number;
-  /** Retries of 429/5xx/connection errors per model call. */
-  maxRetries?: number;
-  /** First backoff delay; doubles on each retry unless Retry-After says otherwise. */
-  retryBaseMs?: number;
-  /** Progress and error lines; defaults to stderr. */
-  log?: (line: string) => void;
-}
-
-export interface AgentResult {
-  /** 0: final answer, 1: model API error, 2: max turns reached. */
-  exitCode: 0 | 1 | 2;
-  turns: number;
-  finalText: string | null;
-  error?: string;
-}
-
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
-
-interface AssistantMessage {
-  role: "assistant";
-  content: string | null;
-  tool_calls?: ToolCall[];
 }
 
 type Message =
@@ -116,195 +76,6 @@ export const TOOLS = [
     },
   },
 ];
-
-// ---------------------------------------------------------------------------
-// Transcript
-
-class Transcript {
-  private fd: number | null;
-
-  constructor(file: string | undefined) {
-    if (!file) {
-      this.fd = null;
-      return;
-    }
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.fd = openSync(file, "a");
-  }
-
-  /** Written synchronously so the file is complete up to the last event even if the agent is killed. */
-  event(type: string, fields: Record<string, unknown> = {}): void {
-    if (this.fd === null) return;
-    writeSync(this.fd, JSON.stringify({ ts: new Date().toISOString(), type, ...fields }) + "\n");
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Model API
-
-export class ModelApiError extends Error {
-  constructor(
-    readonly status: number | null,
-    readonly body: string,
-    readonly retryable: boolean,
-    readonly retryAfterMs: number | null = null,
-  ) {
-    super(status === null ? `model API error: ${body}` : `model API HTTP ${status}: ${body}`);
-  }
-}
-
-interface ModelReply {
-  message: AssistantMessage;
-  finishReason: string | null;
-  usage?: unknown;
-}
-
-function parseRetryAfter(header: string | null): number | null {
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
-}
-
-/**
- * Minimal Server-Sent Events reader. This is the one place where a library
- * (e.g. eventsource-parser) cannot be used: the compiled agent runs without
- * node_modules. Yields the data of each event; comments and other fields are ignored.
- */
-async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let data: string[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-    // A trailing "\r" may be the first half of "\r\n": keep it until more arrives.
-    const lines = buffer.split(/\r\n|\r(?!$)|\n/);
-    buffer = done ? "" : (lines.pop() ?? "");
-    if (done) lines.push(""); // dispatch a last event that lacks its blank line
-    for (const line of lines) {
-      if (line === "") {
-        if (data.length > 0) yield data.join("\n");
-        data = [];
-      } else if (line.startsWith("data:")) {
-        data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-      }
-    }
-    if (done) return;
-  }
-}
-
-interface ToolCallDelta {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-async function readStreamedReply(body: ReadableStream<Uint8Array>): Promise<ModelReply> {
-  let content: string | null = null;
-  let finishReason: string | null = null;
-  let usage: unknown;
-  const calls: ToolCall[] = [];
-  for await (const data of readSse(body)) {
-    if (data.trim() === "[DONE]") break;
-    let chunk: {
-      choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
-      usage?: unknown;
-      error?: unknown;
-    };
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      throw new ModelApiError(null, `malformed stream chunk: ${data.slice(0, 500)}`, true);
-    }
-    if (chunk.error) throw new ModelApiError(null, `error in stream: ${JSON.stringify(chunk.error)}`, true);
-    if (chunk.usage) usage = chunk.usage;
-    const choice = chunk.choices?.[0];
-    if (!choice) continue;
-    if (choice.finish_reason) finishReason = choice.finish_reason;
-    const delta = choice.delta ?? {};
-    if (typeof delta.content === "string") content = (content ?? "") + delta.content;
-    for (const d of delta.tool_calls ?? []) {
-      const index = d.index ?? Math.max(0, calls.length - 1);
-      const call = (calls[index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
-      if (d.id) call.id = d.id;
-      if (d.function?.name) call.function.name += d.function.name;
-      if (d.function?.arguments) call.function.arguments += d.function.arguments;
-    }
-  }
-  const toolCalls = calls.filter((c) => c !== undefined);
-  const message: AssistantMessage = { role: "assistant", content };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  return { message, finishReason, usage };
-}
-
-function parseNonStreamedReply(text: string): ModelReply {
-  let parsed: {
-    choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string | null }[];
-    usage?: unknown;
-  };
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ModelApiError(null, `response is not JSON: ${text.slice(0, 500)}`, true);
-  }
-  const choice = parsed.choices?.[0];
-  if (!choice?.message) throw new ModelApiError(null, `response has no choices[0].message: ${text.slice(0, 500)}`, true);
-  const message: AssistantMessage = { role: "assistant", content: choice.message.content ?? null };
-  if (choice.message.tool_calls && choice.message.tool_calls.length > 0) message.tool_calls = choice.message.tool_calls;
-  return { message, finishReason: choice.finish_reason ?? null, usage: parsed.usage };
-}
-
-async function callModelOnce(opts: AgentOptions & { stream: boolean }, messages: Message[]): Promise<ModelReply> {
-  const body: Record<string, unknown> = {
-    model: opts.model ?? "policy",
-    messages,
-    tools: TOOLS,
-    stream: opts.stream,
-  };
-  if (opts.temperature !== undefined) body.temperature = opts.temperature;
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-
-  let res: Response;
-  try {
-    res = await fetch(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new ModelApiError(null, describeError(err), true);
-  }
-  if (!res.ok) {
-    const text = await res.text().catch(() => "");
-    const retryable = res.status === 429 || res.status >= 500;
-    throw new ModelApiError(res.status, text, retryable, parseRetryAfter(res.headers.get("retry-after")));
-  }
-  try {
-    // Some servers ignore stream:true and answer with plain JSON.
-    const isSse = (res.headers.get("content-type") ?? "").includes("text/event-stream");
-    if (opts.stream && isSse && res.body) return await readStreamedReply(res.body);
-    return parseNonStreamedReply(await res.text());
-  } catch (err) {
-    if (err instanceof ModelApiError) throw err;
-    throw new ModelApiError(null, `reading response: ${describeError(err)}`, true);
-  }
-}
-
-function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  // fetch's "TypeError: fetch failed" hides the real reason in `cause`.
-  const cause = (err as Error & { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
-}
 
 // ---------------------------------------------------------------------------
 // Tools
@@ -446,8 +217,6 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const maxTurns = opts.maxTurns ?? 30;
   const workdir = path.resolve(opts.workdir ?? process.cwd());
   const toolTimeoutSec = opts.toolTimeoutSec ?? 120;
-  const maxRetries = opts.maxRetries ?? 4;
-  const retryBaseMs = opts.retryBaseMs ?? 1000;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const transcript = new Transcript(opts.transcriptPath);
   mkdirSync(workdir, { recursive: true });
@@ -465,18 +234,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     messages,
   });
 
-  const callModel = async (turn: number): Promise<ModelReply> => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await callModelOnce(opts, messages);
-      } catch (err) {
-        if (!(err instanceof ModelApiError) || !err.retryable || attempt >= maxRetries) throw err;
-        const delay = Math.min(err.retryAfterMs ?? retryBaseMs * 2 ** attempt, 120_000);
-        log(`[forge-agent] turn ${turn}: ${err.message.slice(0, 200)}; retry ${attempt + 1}/${maxRetries} in ${delay}ms`);
-        transcript.event("error", { turn, error: err.message, status: err.status, retry: attempt + 1, delay_ms: delay });
-        await sleep(delay);
-      }
-    }
+  const request = { messages, tools: TOOLS, stream: opts.stream };
+  const onRetry = (turn: number): RetryListener => ({ attempt, of, delayMs, error }) => {
+    log(`[forge-agent] turn ${turn}: ${error.message.slice(0, 200)}; retry ${attempt}/${of} in ${delayMs}ms`);
+    transcript.event("error", { turn, error: error.message, status: error.status, retry: attempt, delay_ms: delayMs });
   };
 
   try {
@@ -485,7 +246,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       transcript.event("model_request", { turn, message_count: messages.length });
       let reply: ModelReply;
       try {
-        reply = await callModel(turn);
+        reply = await callModel(opts, request, onRetry(turn));
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         const status = err instanceof ModelApiError ? err.status : null;
@@ -523,93 +284,39 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   }
 }
 
+
 // ---------------------------------------------------------------------------
 // CLI
 
-const USAGE = `usage: node agent.js --instruction-file FILE [--max-turns 30] [--transcript /logs/agent/transcript.jsonl]
-                     [--workdir /workspace] [--no-stream] [--tool-timeout-sec 120]
-env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE`;
+const USAGE = `usage: node forge-agent.mjs --instruction-file FILE [--max-turns 30] [--transcript /logs/agent/transcript.jsonl]
+                          [--workdir /workspace] [--no-stream] [--tool-timeout-sec 120]
+${MODEL_ENV_USAGE}`;
 
-function parseArgs(argv: string[]): Map<string, string | true> {
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument: ${arg}`);
-    const eq = arg.indexOf("=");
-    if (eq !== -1) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-    else if (arg === "--no-stream" || arg === "--help") flags.set(arg.slice(2), true);
-    else {
-      const value = argv[++i];
-      if (value === undefined) throw new Error(`${arg} needs a value`);
-      flags.set(arg.slice(2), value);
-    }
-  }
-  return flags;
-}
-
-function positiveNumber(value: string | true | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
-  return n;
-}
-
-export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  let options: AgentOptions;
-  try {
-    const flags = parseArgs(argv);
-    if (flags.has("help")) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
-    const known = ["instruction-file", "max-turns", "transcript", "workdir", "no-stream", "tool-timeout-sec"];
-    const unknown = [...flags.keys()].filter((k) => !known.includes(k));
-    if (unknown.length > 0) throw new Error(`unknown option: --${unknown[0]}`);
-    const instructionFile = flags.get("instruction-file");
-    if (typeof instructionFile !== "string") throw new Error("--instruction-file is required");
-    if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
-    const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
-    if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");
-    const transcript = flags.get("transcript");
-    const workdir = flags.get("workdir");
-    options = {
-      instruction: readFileSync(instructionFile, "utf8"),
-      baseUrl: env.OPENAI_BASE_URL,
-      apiKey: env.OPENAI_API_KEY,
-      model: env.OPENAI_MODEL || "policy",
-      temperature,
-      maxTurns: Math.floor(positiveNumber(flags.get("max-turns"), "max-turns", 30)),
-      transcriptPath: typeof transcript === "string" ? transcript : "/logs/agent/transcript.jsonl",
-      workdir: typeof workdir === "string" ? workdir : "/workspace",
-      stream: !flags.has("no-stream"),
-      toolTimeoutSec: positiveNumber(flags.get("tool-timeout-sec"), "tool-timeout-sec", 120),
+export function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
+  const readOptions = (): AgentOptions | undefined => {
+    const flags = parseOptions(argv, {
+      "instruction-file": { type: "string" },
+      "max-turns": { type: "string" },
+      transcript: { type: "string" },
+      workdir: { type: "string" },
+      "no-stream": { type: "boolean" },
+      "tool-timeout-sec": { type: "string" },
+    });
+    if (flags.help) return undefined;
+    const instructionFile = flags["instruction-file"];
+    if (instructionFile === undefined) throw new Error("--instruction-file is required");
+    const settings = {
+      ...readModelEnv(env),
+      maxTurns: positiveNumber(flags["max-turns"], "max-turns", 30, true),
+      transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
+      workdir: flags.workdir ?? "/workspace",
+      stream: !flags["no-stream"],
+      toolTimeoutSec: positiveNumber(flags["tool-timeout-sec"], "tool-timeout-sec", 120),
     };
-  } catch (err) {
-    process.stderr.write(`forge-agent: ${(err as Error).message}\n${USAGE}\n`);
-    return 1;
-  }
-  const result = await runAgent(options);
-  if (result.finalText !== null) process.stdout.write(`${result.finalText}\n`);
-  return result.exitCode;
+    // read last: every argument is checked first
+    return { ...settings, instruction: readFileSync(instructionFile, "utf8") };
+  };
+  return runAgentCommand("forge-agent", USAGE, readOptions, runAgent);
 }
 
-function isMainModule(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMainModule()) {
-  // Exit explicitly: background processes started by the model must not keep the agent alive.
-  main().then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`forge-agent: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntryPoint(import.meta.url, "forge-agent", () => main());

@@ -4,45 +4,24 @@
 // server's screenshot, asks the model for an action, runs it through POST /step and shows the model
 // the new screen.
 //
-// The compiled file is written alone into a browser container (/opt/openforge/forge-gui-agent.mjs) and
-// runs on the browser image's Node (≥ 20) without node_modules: import only `node:` builtins.
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, writeFileSync, writeSync } from "node:fs";
+// It is bundled into one file (scripts/build-agents.mjs) that is written alone into a browser container
+// (/opt/openforge/forge-gui-agent.mjs) and runs on the browser image's Node (≥ 20).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { MODEL_ENV_USAGE, parseOptions, positiveNumber, readModelEnv, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
+import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
+import { callModel, describeError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "../agent-kit/chat-client.js";
+import { Transcript } from "../agent-kit/transcript.js";
 
-export interface GuiAgentOptions {
-  instruction: string;
-  /** OpenAI-style base URL of the model, e.g. http://host:port/s/<secret>/v1 */
-  baseUrl: string;
-  apiKey?: string;
-  model?: string;
-  temperature?: number;
-  maxTurns?: number;
+export type { ToolCall } from "../agent-kit/chat-client.js";
+
+export interface GuiAgentOptions extends AgentRunOptions {
   /** The browser env server (GUI-CONTRACT.md). */
   envUrl?: string;
   /** The prompt holds N to 2N screenshots: past 2N, all but the newest N become a text note (prompts stay bounded). */
   keepScreenshots?: number;
-  transcriptPath?: string;
   /** Where the final answer is written (graders of question-answering tasks may read it). */
   answerPath?: string;
-  maxRetries?: number;
-  retryBaseMs?: number;
-  log?: (line: string) => void;
-}
-
-export interface GuiAgentResult {
-  /** 0: final answer, 1: model or env server error, 2: max turns reached. */
-  exitCode: 0 | 1 | 2;
-  turns: number;
-  finalText: string | null;
-  error?: string;
-}
-
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
 }
 
 type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -50,7 +29,7 @@ type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_u
 type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | AssistantMessage
   | { role: "tool"; tool_call_id: string; content: string };
 
 export interface Observation {
@@ -126,30 +105,6 @@ When the task is complete, stop calling tools and reply with a short final answe
 const OMITTED_SCREENSHOT = "[an earlier screenshot, omitted to keep the context short]";
 
 // ---------------------------------------------------------------------------
-// Transcript (screenshots are logged by size, not content)
-
-class Transcript {
-  private fd: number | null;
-
-  constructor(file: string | undefined) {
-    this.fd = null;
-    if (!file) return;
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.fd = openSync(file, "a");
-  }
-
-  event(type: string, fields: Record<string, unknown> = {}): void {
-    if (this.fd === null) return;
-    writeSync(this.fd, JSON.stringify({ ts: new Date().toISOString(), type, ...fields }) + "\n");
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-  }
-}
-
-// ---------------------------------------------------------------------------
 // The env server
 
 export class EnvServerError extends Error {}
@@ -212,56 +167,6 @@ export function stepRequest(args: Record<string, unknown>): Record<string, unkno
 }
 
 // ---------------------------------------------------------------------------
-// The model
-
-export class ModelApiError extends Error {
-  constructor(
-    readonly status: number | null,
-    readonly body: string,
-    readonly retryable: boolean,
-  ) {
-    super(status === null ? `model API error: ${body}` : `model API HTTP ${status}: ${body}`);
-  }
-}
-
-interface ModelReply {
-  content: string | null;
-  toolCalls: ToolCall[];
-  finishReason: string | null;
-  usage?: unknown;
-}
-
-async function callModelOnce(opts: GuiAgentOptions, messages: Message[]): Promise<ModelReply> {
-  const body: Record<string, unknown> = { model: opts.model ?? "policy", messages, tools: [COMPUTER_TOOL] };
-  if (opts.temperature !== undefined) body.temperature = opts.temperature;
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  let res: Response;
-  try {
-    res = await fetch(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body) });
-  } catch (err) {
-    throw new ModelApiError(null, describeError(err), true);
-  }
-  const text = await res.text().catch(() => "");
-  if (!res.ok) throw new ModelApiError(res.status, text.slice(0, 2000), res.status === 429 || res.status >= 500);
-  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string | null }[]; usage?: unknown };
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ModelApiError(null, `response is not JSON: ${text.slice(0, 500)}`, true);
-  }
-  const choice = parsed.choices?.[0];
-  if (!choice?.message) throw new ModelApiError(null, `response has no choices[0].message: ${text.slice(0, 500)}`, true);
-  return { content: choice.message.content ?? null, toolCalls: choice.message.tool_calls ?? [], finishReason: choice.finish_reason ?? null, usage: parsed.usage };
-}
-
-function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = (err as Error & { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
-}
-
-// ---------------------------------------------------------------------------
 // Context
 
 function screenshotPart(obs: Observation): ContentPart {
@@ -308,16 +213,14 @@ function loggable(messages: Message[]): unknown[] {
 // ---------------------------------------------------------------------------
 // Loop
 
-export async function runGuiAgent(options: GuiAgentOptions): Promise<GuiAgentResult> {
+export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult> {
   const maxTurns = options.maxTurns ?? 30;
   const keep = Math.max(1, options.keepScreenshots ?? 3);
-  const maxRetries = options.maxRetries ?? 4;
-  const retryBaseMs = options.retryBaseMs ?? 1000;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const env = new EnvServer(options.envUrl ?? "http://127.0.0.1:7000");
   const transcript = new Transcript(options.transcriptPath);
 
-  const finish = (result: GuiAgentResult): GuiAgentResult => {
+  const finish = (result: AgentResult): AgentResult => {
     if (result.finalText !== null && options.answerPath) {
       mkdirSync(path.dirname(options.answerPath), { recursive: true });
       writeFileSync(options.answerPath, result.finalText);
@@ -327,18 +230,8 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<GuiAgentRes
     return result;
   };
 
-  const callModel = async (turn: number, messages: Message[]): Promise<ModelReply> => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await callModelOnce(options, messages);
-      } catch (err) {
-        if (!(err instanceof ModelApiError) || !err.retryable || attempt >= maxRetries) throw err;
-        const delay = Math.min(retryBaseMs * 2 ** attempt, 60_000);
-        log(`[forge-gui-agent] turn ${turn}: ${err.message.slice(0, 200)}; retry ${attempt + 1}/${maxRetries} in ${delay}ms`);
-        await sleep(delay);
-      }
-    }
-  };
+  const onRetry = (turn: number): RetryListener => ({ attempt, of, delayMs, error }) =>
+    log(`[forge-gui-agent] turn ${turn}: ${error.message.slice(0, 200)}; retry ${attempt}/${of} in ${delayMs}ms`);
 
   try {
     let obs: Observation;
@@ -358,21 +251,23 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<GuiAgentRes
       dropOldScreenshots(messages, keep);
       let reply: ModelReply;
       try {
-        reply = await callModel(turn, messages);
+        reply = await callModel(options, { messages, tools: [COMPUTER_TOOL] }, onRetry(turn));
       } catch (err) {
         return finish({ exitCode: 1, turns: turn, finalText: null, error: (err as Error).message });
       }
-      messages.push({ role: "assistant", content: reply.content, ...(reply.toolCalls.length ? { tool_calls: reply.toolCalls } : {}) });
-      transcript.event("model_response", { turn, content: reply.content, tool_calls: reply.toolCalls, finish_reason: reply.finishReason, usage: reply.usage });
-      if (reply.toolCalls.length === 0) {
-        const finalText = reply.content ?? "";
+      const { message } = reply;
+      const toolCalls = message.tool_calls ?? [];
+      messages.push(message);
+      transcript.event("model_response", { turn, content: message.content, tool_calls: toolCalls, finish_reason: reply.finishReason, usage: reply.usage });
+      if (toolCalls.length === 0) {
+        const finalText = message.content ?? "";
         await env.step({ schema: "canonical", action: { type: "done", answer: finalText } }).catch(() => undefined);
         log(`[forge-gui-agent] turn ${turn}/${maxTurns}: final answer (${finalText.length} chars)`);
         return finish({ exitCode: 0, turns: turn, finalText });
       }
 
       let doneAnswer: string | undefined;
-      for (const call of reply.toolCalls) {
+      for (const call of toolCalls) {
         const { result, observation, answer } = await runToolCall(env, call);
         if (observation) obs = observation;
         if (answer !== undefined) doneAnswer = answer;
@@ -385,7 +280,7 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<GuiAgentRes
       }
       // Chat tool messages carry text only: the new screen follows as a user message.
       messages.push({ role: "user", content: [{ type: "text", text: `Screenshot after your action. ${describePage(obs)}` }, screenshotPart(obs)] });
-      log(`[forge-gui-agent] turn ${turn}/${maxTurns}: ${reply.toolCalls.map((c) => c.function.arguments).join(", ").slice(0, 200)} (${Date.now() - started}ms)`);
+      log(`[forge-gui-agent] turn ${turn}/${maxTurns}: ${toolCalls.map((c) => c.function.arguments).join(", ").slice(0, 200)} (${Date.now() - started}ms)`);
     }
     return finish({ exitCode: 2, turns: maxTurns, finalText: null, error: `max turns (${maxTurns}) reached without a final answer` });
   } finally {
@@ -425,86 +320,33 @@ async function runToolCall(env: EnvServer, call: ToolCall): Promise<{ result: st
 
 const USAGE = `usage: node forge-gui-agent.mjs --instruction-file FILE [--max-turns 30] [--keep-screenshots 3]
                      [--env-url http://127.0.0.1:7000] [--transcript /logs/agent/transcript.jsonl] [--answer-file /logs/agent/answer.txt]
-env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE`;
+${MODEL_ENV_USAGE}`;
 
-const FLAGS = ["instruction-file", "max-turns", "keep-screenshots", "env-url", "transcript", "answer-file"];
-
-function parseArgs(argv: string[]): Map<string, string> {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument: ${arg}`);
-    const eq = arg.indexOf("=");
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (name === "help") {
-      flags.set("help", "");
-      continue;
-    }
-    if (!FLAGS.includes(name)) throw new Error(`unknown option: --${name}`);
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new Error(`${arg} needs a value`);
-    flags.set(name, value);
-  }
-  return flags;
-}
-
-function positiveInt(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number, got "${value}"`);
-  return n;
-}
-
-export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  let options: GuiAgentOptions;
-  try {
-    const flags = parseArgs(argv);
-    if (flags.has("help")) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
-    const instructionFile = flags.get("instruction-file");
-    if (!instructionFile) throw new Error("--instruction-file is required");
-    if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
-    const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
-    if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");
-    options = {
-      instruction: readFileSync(instructionFile, "utf8"),
-      baseUrl: env.OPENAI_BASE_URL,
-      apiKey: env.OPENAI_API_KEY,
-      model: env.OPENAI_MODEL || "policy",
-      temperature,
-      maxTurns: positiveInt(flags.get("max-turns"), "max-turns", 30),
-      keepScreenshots: positiveInt(flags.get("keep-screenshots"), "keep-screenshots", 3),
-      envUrl: flags.get("env-url") ?? "http://127.0.0.1:7000",
-      transcriptPath: flags.get("transcript") ?? "/logs/agent/transcript.jsonl",
-      answerPath: flags.get("answer-file") ?? "/logs/agent/answer.txt",
+export function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
+  const readOptions = (): GuiAgentOptions | undefined => {
+    const flags = parseOptions(argv, {
+      "instruction-file": { type: "string" },
+      "max-turns": { type: "string" },
+      "keep-screenshots": { type: "string" },
+      "env-url": { type: "string" },
+      transcript: { type: "string" },
+      "answer-file": { type: "string" },
+    });
+    if (flags.help) return undefined;
+    const instructionFile = flags["instruction-file"];
+    if (instructionFile === undefined) throw new Error("--instruction-file is required");
+    const settings = {
+      ...readModelEnv(env),
+      maxTurns: positiveNumber(flags["max-turns"], "max-turns", 30, true),
+      keepScreenshots: positiveNumber(flags["keep-screenshots"], "keep-screenshots", 3, true),
+      envUrl: flags["env-url"] ?? "http://127.0.0.1:7000",
+      transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
+      answerPath: flags["answer-file"] ?? "/logs/agent/answer.txt",
     };
-  } catch (err) {
-    process.stderr.write(`forge-gui-agent: ${(err as Error).message}\n${USAGE}\n`);
-    return 1;
-  }
-  const result = await runGuiAgent(options);
-  if (result.finalText !== null) process.stdout.write(`${result.finalText}\n`);
-  return result.exitCode;
+    // read last: every argument is checked first
+    return { ...settings, instruction: readFileSync(instructionFile, "utf8") };
+  };
+  return runAgentCommand("forge-gui-agent", USAGE, readOptions, runGuiAgent);
 }
 
-function isMainModule(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMainModule()) {
-  main().then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`forge-gui-agent: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntryPoint(import.meta.url, "forge-gui-agent", () => main());

@@ -12,10 +12,10 @@ export const KEEP_SCREENSHOTS = 3;
 
 let compiled: Buffer | undefined;
 
-/** dist/harness/forge-gui-agent/agent.js: self-contained (node: builtins only), so one file is all it needs. */
+/** The bundled agent (scripts/build-agents.mjs): one file is all it needs. */
 function compiledAgent(): Buffer {
   if (compiled) return compiled;
-  const file = path.join(packageRoot(), 'dist/harness/forge-gui-agent/agent.js');
+  const file = path.join(packageRoot(), 'dist/agents/forge-gui-agent.mjs');
   if (!existsSync(file)) throw new UserError(`${file} is missing`, 'run `npm run build` first');
   return (compiled = readFileSync(file));
 }

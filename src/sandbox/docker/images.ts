@@ -264,7 +264,7 @@ export class ImageBuilder {
 
   private workspaceContext(): { name: string; content: Buffer; mode?: number }[] {
     const root = packageRoot();
-    const agent = path.join(root, 'dist/harness/forge-agent/agent.js');
+    const agent = path.join(root, 'dist/agents/forge-agent.mjs');
     if (!existsSync(agent)) throw new UserError(`${agent} is missing`, 'run `npm run build` first');
     return [
       { name: 'Dockerfile', content: readFileSync(path.join(root, 'images/workspace/Dockerfile')) },

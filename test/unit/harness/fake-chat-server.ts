@@ -33,6 +33,8 @@ export interface RecordedRequest {
 export interface FakeServerOptions {
   /** End SSE lines with \r\n instead of \n. */
   crlf?: boolean;
+  /** End a stream right after its last chunk's data line: no blank line after it, no [DONE]. */
+  abruptEnd?: boolean;
 }
 
 export interface FakeChatServer {
@@ -106,7 +108,8 @@ export async function startFakeChatServer(
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        const lf = sseChunks(reply).join("");
+        const events = sseChunks(reply);
+        const lf = options.abruptEnd ? events.slice(0, -2).join("").replace(/\n\n$/, "") : events.join("");
         const text = options.crlf ? lf.replace(/\n/g, "\r\n") : lf;
         for (const piece of split(text, 7)) {
           res.write(piece);

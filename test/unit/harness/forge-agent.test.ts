@@ -1,8 +1,7 @@
-import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAgent, type AgentOptions } from "../../../src/harness/forge-agent/agent.js";
 import { startFakeChatServer, type FakeChatServer, type FakeServerOptions, type FakeReply, type RecordedRequest } from "./fake-chat-server.js";
@@ -73,12 +72,13 @@ afterEach(async () => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe.each([
-  ["streaming", true, false],
-  ["streaming, CRLF line ends", true, true],
-  ["--no-stream", false, false],
-])("forge-agent loop (%s)", (_name, stream, crlf) => {
+  ["streaming", true, false, false],
+  ["streaming, CRLF line ends", true, true, false],
+  ["streaming, no [DONE] and no blank line after the last event", true, false, true],
+  ["--no-stream", false, false, false],
+])("forge-agent loop (%s)", (_name, stream, crlf, abruptEnd) => {
   it("writes a file, runs bash, echoes tool calls verbatim and finishes", async () => {
-    const { result, wd, requests, events, transcriptText } = await run(happyScript, { stream, temperature: 0.5 }, { crlf });
+    const { result, wd, requests, events, transcriptText } = await run(happyScript, { stream, temperature: 0.5 }, { crlf, abruptEnd });
 
     expect(result).toEqual({ exitCode: 0, turns: 3, finalText: "Done: the file is written." });
     expect(readFileSync(path.join(wd, "out/hello.txt"), "utf8")).toBe("hello\nforge é");
@@ -128,6 +128,8 @@ describe.each([
       "final",
     ]);
     expect(events.every((e) => !Number.isNaN(Date.parse(e.ts)))).toBe(true);
+    // the last chunk of each answer carries its finish reason
+    expect(events.filter((e) => e.type === "model_response").map((e) => e.finish_reason)).toEqual(["tool_calls", "tool_calls", "stop"]);
     expect(events[3]).toMatchObject({ name: "write_file", id: "call_w", arguments: WRITE_ARGS });
     expect(events.at(-1)).toMatchObject({ text: "Done: the file is written." });
     expect(transcriptText).not.toContain("sk-test-secret");
@@ -276,38 +278,21 @@ describe("forge-agent loop: limits and errors", () => {
   });
 });
 
-describe("compiled agent.js as a child process", () => {
-  let outDir: string;
+describe("the bundled agent (dist/agents/forge-agent.mjs), alone in a folder, as a child process", () => {
+  let bundle: string;
 
-  beforeAll(async () => {
-    outDir = mkdtempSync(path.join(tmpdir(), "forge-agent-dist-"));
-    // Only this file is compiled: other parts of the project may be mid-edit.
-    await promisify(execFile)(
-      "npx",
-      [
-        "tsc",
-        "src/harness/forge-agent/agent.ts",
-        "--outDir", outDir,
-        "--module", "nodenext",
-        "--target", "es2022",
-        "--moduleResolution", "nodenext",
-        "--strict",
-        "--skipLibCheck",
-        "--types", "node",
-      ],
-      { cwd: repoRoot },
-    );
-    // The output is an ES module: like in the image, a package.json with "type": "module"
-    // (or an .mjs name) must sit beside it, since Node 18 does not detect module syntax.
-    writeFileSync(path.join(outDir, "package.json"), '{"type":"module"}\n');
-  }, 120_000);
-
-  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+  beforeAll(() => {
+    // built by `npm run build` (npm test's pretest); copied away from node_modules, as into the image
+    const built = path.join(repoRoot, "dist/agents/forge-agent.mjs");
+    if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
+    bundle = path.join(mkdtempSync(path.join(tmp, "bundle-")), "forge-agent.mjs");
+    copyFileSync(built, bundle);
+  });
 
   function spawnAgent(args: string[], env: Record<string, string>) {
     return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       // FORGE_AGENT_NODE runs the agent under another node, e.g. a wrapper around the image's Node 18.
-      const child = spawn(process.env.FORGE_AGENT_NODE ?? process.execPath, [path.join(outDir, "agent.js"), ...args], {
+      const child = spawn(process.env.FORGE_AGENT_NODE ?? process.execPath, [bundle, ...args], {
         env: { PATH: process.env.PATH ?? "", ...env },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -355,9 +340,27 @@ describe("compiled agent.js as a child process", () => {
     expect(looping.stderr).toContain("max turns (1)");
   });
 
-  it("exits 1 with usage on bad arguments", async () => {
-    const { code, stderr } = await spawnAgent(["--max-turns", "3"], { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
-    expect(code).toBe(1);
-    expect(stderr).toContain("--instruction-file is required");
+  it("exits 1 with usage on bad arguments, naming the problem", async () => {
+    const env = { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const missing = await spawnAgent(["--max-turns", "3"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("--instruction-file is required");
+    expect(missing.stderr).toContain("usage: node forge-agent.mjs");
+    const unknown = await spawnAgent(["--instruction-file=x.md", "--max-turn", "3"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("--max-turn");
+    const notANumber = await spawnAgent(["--instruction-file", "x.md", "--max-turns", "2.5"], env);
+    expect(notANumber.code).toBe(1);
+    expect(notANumber.stderr).toContain('--max-turns must be a positive whole number, got "2.5"');
+    const noBaseUrl = await spawnAgent(["--instruction-file", "x.md"], {});
+    expect(noBaseUrl.code).toBe(1);
+    expect(noBaseUrl.stderr).toContain("OPENAI_BASE_URL is not set");
+  });
+
+  it("prints its usage for --help", async () => {
+    const { code, stdout } = await spawnAgent(["--help"], {});
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^usage: node forge-agent.mjs --instruction-file FILE/);
+    expect(stdout).toContain("OPENAI_BASE_URL (required)");
   });
 });

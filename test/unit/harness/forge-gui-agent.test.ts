@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -121,6 +122,54 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
     const down = await runGuiAgent({ instruction: INSTRUCTION, baseUrl: sim.url, envUrl: 'http://127.0.0.1:1', log: () => undefined });
     expect(down.exitCode).toBe(1);
     expect(down.error).toMatch(/env server GET \/observation/);
+  });
+});
+
+describe('the bundled GUI agent (dist/agents/forge-gui-agent.mjs), alone in a folder, as a child process', () => {
+  function bundleCopy(): string {
+    // built by `npm run build` (npm test's pretest); copied away from node_modules, as into the container
+    const built = path.join(import.meta.dirname, '../../../dist/agents/forge-gui-agent.mjs');
+    if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'gui-agent-bundle-')), 'forge-gui-agent.mjs');
+    copyFileSync(built, copy);
+    return copy;
+  }
+
+  function spawnAgent(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [bundleCopy(), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b));
+      child.stderr.on('data', (b: Buffer) => (stderr += b));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it('runs a task end to end: the answer on stdout and in the answer file, exit 0', async () => {
+    const { sim, env, dir } = await setup(ACTIONS);
+    writeFileSync(path.join(dir, 'instruction.md'), INSTRUCTION);
+    const args = ['--instruction-file', path.join(dir, 'instruction.md'), '--env-url', env.url, '--max-turns', '10'];
+    const files = ['--transcript', path.join(dir, 'transcript.jsonl'), '--answer-file', path.join(dir, 'answer.txt')];
+    const { code, stdout, stderr } = await spawnAgent([...args, ...files], { OPENAI_BASE_URL: sim.url });
+    expect(stderr).toContain('turn 6/10: final answer');
+    expect(code).toBe(0);
+    expect(stdout).toBe('Added milk.\n');
+    expect(readFileSync(path.join(dir, 'answer.txt'), 'utf8')).toBe('Added milk.');
+    expect(env.steps).toHaveLength(6);
+  });
+
+  it('prints its usage for --help, and exits 1 naming a bad option', async () => {
+    const help = await spawnAgent(['--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: node forge-gui-agent.mjs --instruction-file FILE/);
+    const unknown = await spawnAgent(['--instruction-file', 'x.md', '--keep-screenshot', '2'], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--keep-screenshot');
+    expect(unknown.stderr).toContain('usage: node forge-gui-agent.mjs');
+    const zero = await spawnAgent(['--instruction-file', 'x.md', '--keep-screenshots', '0'], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toContain('--keep-screenshots must be a positive whole number, got "0"');
   });
 });
 

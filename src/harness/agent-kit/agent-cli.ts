@@ -1,0 +1,94 @@
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { AgentResult } from "./agent-run.js";
+
+/** The model settings every built-in agent takes from its environment. */
+export interface ModelEnv {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  temperature: number | undefined;
+}
+
+export const MODEL_ENV_USAGE = 'env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE';
+
+/** OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL and FORGE_TEMPERATURE; throws naming what is wrong. */
+export function readModelEnv(env: NodeJS.ProcessEnv): ModelEnv {
+  if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
+  const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
+  if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");
+  return { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL || "policy", temperature };
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * The agent's `--name value` / `--name=value` options (node:util's parser, strict: an unknown option
+ * or a stray argument throws), with `--help` added.
+ */
+export function parseOptions<T extends Options>(argv: string[], options: T) {
+  return parseArgs({ args: argv, options: { ...options, help: { type: "boolean" } }, strict: true, allowPositionals: false }).values;
+}
+
+/** `value` as a number above 0, `fallback` when absent; `whole` asks for an integer. */
+export function positiveNumber(value: string | undefined, name: string, fallback: number, whole = false): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
+    throw new Error(`--${name} must be a positive ${whole ? "whole number" : "number"}, got "${value}"`);
+  }
+  return n;
+}
+
+/**
+ * An agent's command: `readOptions` turns the arguments into the loop's options, or `undefined` for
+ * --help (the usage goes to stdout, exit 0). A bad argument prints its problem and the usage and exits
+ * 1; otherwise the loop runs, its final answer goes to stdout and its exit code is the command's.
+ */
+export async function runAgentCommand<T>(
+  name: string,
+  usage: string,
+  readOptions: () => T | undefined,
+  run: (options: T) => Promise<AgentResult>,
+): Promise<number> {
+  let options: T | undefined;
+  try {
+    options = readOptions();
+  } catch (err) {
+    process.stderr.write(`${name}: ${(err as Error).message}\n${usage}\n`);
+    return 1;
+  }
+  if (options === undefined) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const result = await run(options);
+  if (result.finalText !== null) process.stdout.write(`${result.finalText}\n`);
+  return result.exitCode;
+}
+
+/**
+ * Runs `main` when this file is the process's entry point (not when a test imports it) and exits
+ * with its code: background processes the model started must not keep the agent alive.
+ */
+export function runIfEntryPoint(moduleUrl: string, name: string, main: () => Promise<number>): void {
+  if (!isEntryPoint(moduleUrl)) return;
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+function isEntryPoint(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
+}
