@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAgent, type AgentOptions } from "../../../src/harness/forge-agent/agent.js";
+import { copyAgentBundle, runAgentBundle } from "./agent-bundle.js";
 import { startFakeChatServer, type FakeChatServer, type FakeServerOptions, type FakeReply, type RecordedRequest } from "./fake-chat-server.js";
 
 const repoRoot = path.resolve(import.meta.dirname, "../../..");
@@ -280,29 +280,10 @@ describe("forge-agent loop: limits and errors", () => {
 
 describe("the bundled agent (dist/agents/forge-agent.mjs), alone in a folder, as a child process", () => {
   let bundle: string;
-
   beforeAll(() => {
-    // built by `npm run build` (npm test's pretest); copied away from node_modules, as into the image
-    const built = path.join(repoRoot, "dist/agents/forge-agent.mjs");
-    if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
-    bundle = path.join(mkdtempSync(path.join(tmp, "bundle-")), "forge-agent.mjs");
-    copyFileSync(built, bundle);
+    bundle = copyAgentBundle("forge-agent");
   });
-
-  function spawnAgent(args: string[], env: Record<string, string>) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      // FORGE_AGENT_NODE runs the agent under another node, e.g. a wrapper around the image's Node 18.
-      const child = spawn(process.env.FORGE_AGENT_NODE ?? process.execPath, [bundle, ...args], {
-        env: { PATH: process.env.PATH ?? "", ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (b: Buffer) => (stdout += b));
-      child.stderr.on("data", (b: Buffer) => (stderr += b));
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const spawnAgent = (args: string[], env: Record<string, string>) => runAgentBundle(bundle, args, env);
 
   it("runs the loop end to end and exits 0", async () => {
     server = await startFakeChatServer(happyScript);

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -9,6 +8,7 @@ import type { ChatRequest } from '../../../src/model/chat-request.js';
 import { createOraclePolicy } from '../../../src/model/policies/oracle.js';
 import { startSimServer, type SimServer } from '../../../src/model/server.js';
 import { INSTRUCTION, makeTask, removeTaskDirs } from '../model/fixtures.js';
+import { copyAgentBundle, runAgentBundle } from './agent-bundle.js';
 
 afterAll(removeTaskDirs);
 
@@ -126,25 +126,7 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
 });
 
 describe('the bundled GUI agent (dist/agents/forge-gui-agent.mjs), alone in a folder, as a child process', () => {
-  function bundleCopy(): string {
-    // built by `npm run build` (npm test's pretest); copied away from node_modules, as into the container
-    const built = path.join(import.meta.dirname, '../../../dist/agents/forge-gui-agent.mjs');
-    if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
-    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'gui-agent-bundle-')), 'forge-gui-agent.mjs');
-    copyFileSync(built, copy);
-    return copy;
-  }
-
-  function spawnAgent(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [bundleCopy(), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (b: Buffer) => (stdout += b));
-      child.stderr.on('data', (b: Buffer) => (stderr += b));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const spawnAgent = (args: string[], env: Record<string, string>) => runAgentBundle(copyAgentBundle('forge-gui-agent'), args, env);
 
   it('runs a task end to end: the answer on stdout and in the answer file, exit 0', async () => {
     const { sim, env, dir } = await setup(ACTIONS);
