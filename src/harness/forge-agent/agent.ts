@@ -5,7 +5,7 @@
 // It is bundled into one file (scripts/build-agents.mjs) that is copied alone into a container whose
 // Node may be Debian bookworm's 18.x: use nothing newer than Node 18.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, readSync, openSync, closeSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MODEL_ENV_USAGE, parseOptions, positiveNumber, readModelEnv, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
