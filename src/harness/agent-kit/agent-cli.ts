@@ -1,10 +1,10 @@
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { AgentResult } from "./agent-run.js";
+import type { AgentResult, AgentRunOptions } from "./agent-run.js";
 
 /** The model settings every built-in agent takes from its environment. */
-export interface ModelEnv {
+interface ModelEnv {
   baseUrl: string;
   apiKey: string | undefined;
   model: string;
@@ -14,7 +14,7 @@ export interface ModelEnv {
 export const MODEL_ENV_USAGE = 'env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE';
 
 /** OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL and FORGE_TEMPERATURE; throws naming what is wrong. */
-export function readModelEnv(env: NodeJS.ProcessEnv): ModelEnv {
+function readModelEnv(env: NodeJS.ProcessEnv): ModelEnv {
   if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
   const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
   if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");
@@ -23,12 +23,41 @@ export function readModelEnv(env: NodeJS.ProcessEnv): ModelEnv {
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
+/** The options every agent takes. */
+const COMMON_OPTIONS = {
+  "instruction-file": { type: "string" },
+  "max-turns": { type: "string" },
+  transcript: { type: "string" },
+  help: { type: "boolean" },
+} as const;
+
+type Flags<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & T; strict: true; allowPositionals: false }>>["values"];
+
 /**
- * The agent's `--name value` / `--name=value` options (node:util's parser, strict: an unknown option
- * or a stray argument throws), with `--help` added.
+ * An agent's options from its command line and environment: those every agent takes
+ * (--instruction-file, --max-turns 30, --transcript, the model's environment) and its `own`, which
+ * `settings` reads from the parsed flags. `--name value` and `--name=value` both work; an unknown
+ * option or a stray argument throws (node:util's parser, strict). `undefined` for --help. Every
+ * argument is checked before the instruction file is read.
  */
-export function parseOptions<T extends Options>(argv: string[], options: T) {
-  return parseArgs({ args: argv, options: { ...options, help: { type: "boolean" } }, strict: true, allowPositionals: false }).values;
+export function readAgentOptions<T extends Options, S>(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  own: T,
+  settings: (flags: Flags<T>) => S,
+): (AgentRunOptions & S) | undefined {
+  const values = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...own }, strict: true, allowPositionals: false }).values;
+  const flags = values as Flags<Record<never, never>>;
+  if (flags.help) return undefined;
+  const instructionFile = flags["instruction-file"];
+  if (instructionFile === undefined) throw new Error("--instruction-file is required");
+  const common = {
+    ...readModelEnv(env),
+    maxTurns: positiveNumber(flags["max-turns"], "max-turns", 30, true),
+    transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
+  };
+  const mine = settings(values as Flags<T>);
+  return { ...common, ...mine, instruction: readFileSync(instructionFile, "utf8") };
 }
 
 /** `value` as a number above 0, `fallback` when absent; `whole` asks for an integer. */

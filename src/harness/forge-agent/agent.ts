@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { MODEL_ENV_USAGE, parseOptions, positiveNumber, readModelEnv, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
+import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
 import { callModel, ModelApiError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "../agent-kit/chat-client.js";
 import { Transcript } from "../agent-kit/transcript.js";
@@ -293,29 +293,13 @@ const USAGE = `usage: node forge-agent.mjs --instruction-file FILE [--max-turns 
 ${MODEL_ENV_USAGE}`;
 
 export function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  const readOptions = (): AgentOptions | undefined => {
-    const flags = parseOptions(argv, {
-      "instruction-file": { type: "string" },
-      "max-turns": { type: "string" },
-      transcript: { type: "string" },
-      workdir: { type: "string" },
-      "no-stream": { type: "boolean" },
-      "tool-timeout-sec": { type: "string" },
-    });
-    if (flags.help) return undefined;
-    const instructionFile = flags["instruction-file"];
-    if (instructionFile === undefined) throw new Error("--instruction-file is required");
-    const settings = {
-      ...readModelEnv(env),
-      maxTurns: positiveNumber(flags["max-turns"], "max-turns", 30, true),
-      transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
+  const own = { workdir: { type: "string" }, "no-stream": { type: "boolean" }, "tool-timeout-sec": { type: "string" } } as const;
+  const readOptions = (): AgentOptions | undefined =>
+    readAgentOptions(argv, env, own, (flags) => ({
       workdir: flags.workdir ?? "/workspace",
       stream: !flags["no-stream"],
       toolTimeoutSec: positiveNumber(flags["tool-timeout-sec"], "tool-timeout-sec", 120),
-    };
-    // read last: every argument is checked first
-    return { ...settings, instruction: readFileSync(instructionFile, "utf8") };
-  };
+    }));
   return runAgentCommand("forge-agent", USAGE, readOptions, runAgent);
 }
 

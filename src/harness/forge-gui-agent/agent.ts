@@ -8,7 +8,7 @@
 // (/opt/openforge/forge-gui-agent.mjs) and runs on the browser image's Node (≥ 20).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { MODEL_ENV_USAGE, parseOptions, positiveNumber, readModelEnv, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
+import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
 import { callModel, describeError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "../agent-kit/chat-client.js";
 import { Transcript } from "../agent-kit/transcript.js";
@@ -323,29 +323,13 @@ const USAGE = `usage: node forge-gui-agent.mjs --instruction-file FILE [--max-tu
 ${MODEL_ENV_USAGE}`;
 
 export function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  const readOptions = (): GuiAgentOptions | undefined => {
-    const flags = parseOptions(argv, {
-      "instruction-file": { type: "string" },
-      "max-turns": { type: "string" },
-      "keep-screenshots": { type: "string" },
-      "env-url": { type: "string" },
-      transcript: { type: "string" },
-      "answer-file": { type: "string" },
-    });
-    if (flags.help) return undefined;
-    const instructionFile = flags["instruction-file"];
-    if (instructionFile === undefined) throw new Error("--instruction-file is required");
-    const settings = {
-      ...readModelEnv(env),
-      maxTurns: positiveNumber(flags["max-turns"], "max-turns", 30, true),
+  const own = { "keep-screenshots": { type: "string" }, "env-url": { type: "string" }, "answer-file": { type: "string" } } as const;
+  const readOptions = (): GuiAgentOptions | undefined =>
+    readAgentOptions(argv, env, own, (flags) => ({
       keepScreenshots: positiveNumber(flags["keep-screenshots"], "keep-screenshots", 3, true),
       envUrl: flags["env-url"] ?? "http://127.0.0.1:7000",
-      transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
       answerPath: flags["answer-file"] ?? "/logs/agent/answer.txt",
-    };
-    // read last: every argument is checked first
-    return { ...settings, instruction: readFileSync(instructionFile, "utf8") };
-  };
+    }));
   return runAgentCommand("forge-gui-agent", USAGE, readOptions, runGuiAgent);
 }
 
