@@ -57,7 +57,17 @@ export function readAgentOptions<T extends Options, S>(
     transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
   };
   const mine = settings(values as Flags<T>);
-  return { ...common, ...mine, instruction: readFileSync(instructionFile, "utf8") };
+  return { ...common, ...mine, instruction: readInstruction(instructionFile) };
+}
+
+function readInstruction(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const problem = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (err as Error).message;
+    throw new Error(`--instruction-file ${file}: ${problem}`);
+  }
 }
 
 /** `value` as a number above 0, `fallback` when absent; `whole` asks for an integer. */

@@ -333,6 +333,11 @@ describe("the bundled agent (dist/agents/forge-agent.mjs), alone in a folder, as
     const notANumber = await spawnAgent(["--instruction-file", "x.md", "--max-turns", "2.5"], env);
     expect(notANumber.code).toBe(1);
     expect(notANumber.stderr).toContain('--max-turns must be a positive whole number, got "2.5"');
+    const noFile = await spawnAgent(["--instruction-file", path.join(tmp, "absent.md")], env);
+    expect(noFile.code).toBe(1);
+    expect(noFile.stderr).toContain(`--instruction-file ${path.join(tmp, "absent.md")}: no such file`);
+    const folder = await spawnAgent(["--instruction-file", tmp], env);
+    expect(folder.stderr).toContain(`--instruction-file ${tmp}: a folder, not a file`);
     const noBaseUrl = await spawnAgent(["--instruction-file", "x.md"], {});
     expect(noBaseUrl.code).toBe(1);
     expect(noBaseUrl.stderr).toContain("OPENAI_BASE_URL is not set");
