@@ -8,6 +8,9 @@ export const LABEL_NETWORK_HOLDER = 'openforge.network-holder';
 /** A holder's own process: it only keeps the namespace open, and ends by itself a day later if nobody removes it. */
 const HOLDER_ENTRYPOINT = ['sleep'];
 const HOLDER_COMMAND = ['86400'];
+/** Limits of a holder container (see `make`). */
+const HOLDER_MEMORY_BYTES = 64 * 1024 * 1024;
+const HOLDER_PIDS = 32;
 
 /** One network namespace on a run's network, lent to one rollout container at a time. */
 export interface NetworkHolder {
@@ -100,9 +103,12 @@ export class NetworkHolders {
       HostConfig: {
         NetworkMode: network,
         DnsOptions: dnsOptions,
-        Memory: 16 * 1024 * 1024,
-        MemorySwap: 16 * 1024 * 1024,
-        PidsLimit: 4,
+        // It runs `sleep` alone, but starting it runs runc's init in its cgroups: a Go program with threads
+        // of its own, which (Debian's runc) also copies its ~9 MB binary into memory there. At 16 MB and 4
+        // pids an engine under load once failed a start ("cannot start a stopped process": init died).
+        Memory: HOLDER_MEMORY_BYTES,
+        MemorySwap: HOLDER_MEMORY_BYTES,
+        PidsLimit: HOLDER_PIDS,
         NanoCpus: 100_000_000,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
