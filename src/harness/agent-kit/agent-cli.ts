@@ -2,19 +2,12 @@ import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { AgentResult, AgentRunOptions } from "./agent-run.js";
-
-/** The model settings every built-in agent takes from its environment. */
-interface ModelEnv {
-  baseUrl: string;
-  apiKey: string | undefined;
-  model: string;
-  temperature: number | undefined;
-}
+import type { ChatClientOptions } from "./chat-client.js";
 
 export const MODEL_ENV_USAGE = 'env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE';
 
 /** OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL and FORGE_TEMPERATURE; throws naming what is wrong. */
-function readModelEnv(env: NodeJS.ProcessEnv): ModelEnv {
+function readModelEnv(env: NodeJS.ProcessEnv): Pick<ChatClientOptions, "baseUrl" | "apiKey" | "model" | "temperature"> {
   if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
   const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
   if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createParser } from "eventsource-parser";
+import { ChatCompletionAssembler } from "../../engine-wire/chat-assembler.js";
+import type { ChatBody } from "../../engine-wire/chat-wire.js";
 
 /** An OpenAI Chat Completions tool call, as the model sends it and the agent echoes it back. */
 export interface ToolCall {
@@ -117,51 +119,23 @@ function parseRetryAfter(header: string | null): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
-interface ToolCallDelta {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-interface StreamChunk {
-  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
-  usage?: unknown;
-  error?: unknown;
-}
-
-/** Assembles a streamed answer: content and tool-call fragments joined in order, up to `[DONE]`. */
+/** Assembles a streamed answer (the proxy's assembler: fragments joined in order), up to `[DONE]`. */
 async function readStreamedReply(body: ReadableStream<Uint8Array>): Promise<ModelReply> {
-  let content: string | null = null;
-  let finishReason: string | null = null;
-  let usage: unknown;
-  const calls: ToolCall[] = [];
+  const assembler = new ChatCompletionAssembler();
   for await (const data of sseData(body)) {
     if (data.trim() === "[DONE]") break;
-    let chunk: StreamChunk;
+    let chunk: ChatBody;
     try {
-      chunk = JSON.parse(data) as StreamChunk;
+      chunk = JSON.parse(data) as ChatBody;
     } catch {
       throw new ModelApiError(null, `malformed stream chunk: ${data.slice(0, 500)}`, true);
     }
     if (chunk.error) throw new ModelApiError(null, `error in stream: ${JSON.stringify(chunk.error)}`, true);
-    if (chunk.usage) usage = chunk.usage;
-    const choice = chunk.choices?.[0];
-    if (!choice) continue;
-    if (choice.finish_reason) finishReason = choice.finish_reason;
-    const delta = choice.delta ?? {};
-    if (typeof delta.content === "string") content = (content ?? "") + delta.content;
-    for (const d of delta.tool_calls ?? []) {
-      const index = d.index ?? Math.max(0, calls.length - 1);
-      const call = (calls[index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
-      if (d.id) call.id = d.id;
-      if (d.function?.name) call.function.name += d.function.name;
-      if (d.function?.arguments) call.function.arguments += d.function.arguments;
-    }
+    assembler.add(chunk);
   }
-  const toolCalls = calls.filter((c) => c !== undefined);
-  const message: AssistantMessage = { role: "assistant", content };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  return { message, finishReason, usage };
+  const assembled = assembler.result();
+  const choice = assembled.choices?.[0];
+  return reply(choice?.message ?? { content: null }, choice?.finish_reason ?? null, assembled.usage ?? undefined);
 }
 
 /** The data of each event of an SSE body; a last event that lacks its blank line still counts. */
@@ -179,18 +153,21 @@ async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string
 }
 
 function parseWholeReply(text: string): ModelReply {
-  let parsed: {
-    choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string | null }[];
-    usage?: unknown;
-  };
+  let parsed: ChatBody;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(text) as ChatBody;
   } catch {
     throw new ModelApiError(null, `response is not JSON: ${text.slice(0, 500)}`, true);
   }
   const choice = parsed.choices?.[0];
   if (!choice?.message) throw new ModelApiError(null, `response has no choices[0].message: ${text.slice(0, 500)}`, true);
-  const message: AssistantMessage = { role: "assistant", content: choice.message.content ?? null };
-  if (choice.message.tool_calls && choice.message.tool_calls.length > 0) message.tool_calls = choice.message.tool_calls;
-  return { message, finishReason: choice.finish_reason ?? null, usage: parsed.usage };
+  return reply(choice.message, choice.finish_reason ?? null, parsed.usage);
+}
+
+/** The assistant message the agent keeps (its text and tool calls; nothing else goes back to the model). */
+function reply(message: { content?: unknown; tool_calls?: unknown }, finishReason: string | null, usage: unknown): ModelReply {
+  const kept: AssistantMessage = { role: "assistant", content: typeof message.content === "string" ? message.content : null };
+  const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as ToolCall[]) : [];
+  if (toolCalls.length > 0) kept.tool_calls = toolCalls;
+  return { message: kept, finishReason, usage };
 }
