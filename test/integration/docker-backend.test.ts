@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerBackend } from '../../src/sandbox/docker/backend.js';
+import { packFiles } from '../../src/sandbox/docker/archive.js';
 import { hostOomKills } from '../../src/sandbox/docker/host-cgroup.js';
 import { LABEL_NETWORK_HOLDER } from '../../src/sandbox/docker/network-holders.js';
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
@@ -235,6 +236,26 @@ describe('network namespaces on a proxy-only network', () => {
       await backend.releaseNetwork(network);
     }
     expect(await holders()).toHaveLength(0);
+  });
+
+  it('name a missing image with how to build it, and a holder that cannot start with its image and network, leaving no container', async () => {
+    const network = await backend.prepareNetwork(runId, 'proxy-only');
+    const noSleep = `openforge-test/no-sleep:${process.pid}`;
+    // an image with one file and no `sleep`: the holder's process cannot start
+    const imported = await backend.docker.importImage(packFiles([{ name: 'readme', content: 'no programs here\n' }]), { repo: 'openforge-test/no-sleep', tag: String(process.pid) });
+    await new Promise((resolve, reject) => backend.docker.modem.followProgress(imported, (err) => (err ? reject(err) : resolve(undefined))));
+    try {
+      const missing = backend.create(spec(network, { image: 'openforge-test/never-built:1' }));
+      await expect(missing).rejects.toMatchObject({ type: 'infrastructure', message: 'image openforge-test/never-built:1 not found: build it with `openforge images build`' });
+      const broken = backend.create(spec(network, { image: noSleep }));
+      await expect(broken).rejects.toMatchObject({ type: 'infrastructure' });
+      await expect(broken).rejects.toThrow(new RegExp(`^cannot start a network holder \\(\`sleep\` from ${noSleep}\\) on network ${network.name}: .*executable file not found`));
+      const left = await backend.docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`, `${LABEL_NETWORK_HOLDER}=${network.name}`] } });
+      expect(left).toHaveLength(0);
+    } finally {
+      await backend.releaseNetwork(network);
+      await backend.docker.getImage(noSleep).remove({ force: true });
+    }
   });
 
   it('are used only when the run expects two sandboxes or more per sandbox alive at once; otherwise each joins the network', async () => {

@@ -5,7 +5,7 @@ import { LABEL_OWNER, LABEL_ROLLOUT, LABEL_RUN } from '../labels.js';
 import { ownerAlive, ownerLabel } from '../owner.js';
 import type { NetworkMode, NetworkPlan, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
 import { DockerSandbox } from './container.js';
-import { isEngineUnreachable, isGone, isNotRunning } from './errors.js';
+import { imageNotFound, isEngineUnreachable, isImageMissing, isGone, isNotRunning, statusOf } from './errors.js';
 import { waitExecReady } from '../exec-ready.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
 import { NetworkHolders, type NetworkHolder } from './network-holders.js';
@@ -72,7 +72,7 @@ export class DockerBackend implements SandboxBackend {
         Labels: { [LABEL_RUN]: runId, [LABEL_OWNER]: this.owner },
       });
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode !== 409) throw err;
+      if (statusOf(err) !== 409) throw err;
       network = this.docker.getNetwork(name); // left by an earlier process of the same run
     }
     const info = await network.inspect();
@@ -139,8 +139,7 @@ export class DockerBackend implements SandboxBackend {
         },
       });
     } catch (err) {
-      const status = (err as { statusCode?: number }).statusCode;
-      if (status === 404) throw new RolloutError('infrastructure', `image ${spec.image} not found: build it with \`openforge images build\``);
+      if (isImageMissing(err)) throw imageNotFound(spec.image);
       throw new RolloutError('infrastructure', `cannot create the container: ${errorMessage(err)}`);
     }
     const starting = new DockerSandbox(this.docker, container);

@@ -3,7 +3,7 @@ import type Docker from 'dockerode';
 import { BoundedCollector } from '../../util/bounded-buffer.js';
 import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { extractTo, packAbsolute, packFiles, readTree } from './archive.js';
-import { isGone } from './errors.js';
+import { isGone, statusOf } from './errors.js';
 import { CommandNotStartedError } from '../command-not-started.js';
 import { errorMessage } from '../../util/errors.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
@@ -116,7 +116,7 @@ export class DockerSandbox implements Sandbox {
       answer.resume();
       return true;
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return false;
+      if (statusOf(err) === 404) return false;
       throw err;
     }
   }
@@ -131,7 +131,7 @@ export class DockerSandbox implements Sandbox {
       await extractTo(stream, hostDir);
       return true;
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return false;
+      if (statusOf(err) === 404) return false;
       throw err;
     }
   }

@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { RolloutError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER } from '../labels.js';
 import { ownerLabel } from '../owner.js';
+import { statusOf } from './errors.js';
 
 const POPULATE_TIMEOUT_MS = 600_000;
 
@@ -66,7 +67,7 @@ export async function pruneHarnessLayer(docker: Docker, name: string, currentIma
       await fn();
       result.removed.push(what);
     } catch (err) {
-      const status = (err as { statusCode?: number }).statusCode;
+      const status = statusOf(err);
       if (status === 409) result.inUse.push(what);
       else if (status !== 404) throw err;
     }

@@ -10,6 +10,7 @@ import { packageRoot } from '../../util/paths.js';
 import { harnessRoot } from '../../harness/layer.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
+import { statusOf } from './errors.js';
 import { moduleClosure } from './compiled-modules.js';
 import { readExtraCa } from './extra-ca.js';
 import { populateHarnessVolume, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
@@ -288,7 +289,7 @@ export class ImageBuilder {
       await this.docker.getImage(tag).inspect();
       return true;
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return false;
+      if (statusOf(err) === 404) return false;
       throw err;
     }
   }

@@ -1,6 +1,8 @@
 import type Docker from 'dockerode';
 import { LABEL_OWNER, LABEL_RUN } from '../labels.js';
 import type { SandboxSpec } from '../types.js';
+import { RolloutError, errorMessage } from '../../util/errors.js';
+import { imageNotFound, isImageMissing, statusOf } from './errors.js';
 
 /** Marks a network holder among a run's containers. */
 export const LABEL_NETWORK_HOLDER = 'openforge.network-holder';
@@ -11,6 +13,8 @@ const HOLDER_COMMAND = ['86400'];
 /** Limits of a holder container (see `make`). */
 const HOLDER_MEMORY_BYTES = 64 * 1024 * 1024;
 const HOLDER_PIDS = 32;
+/** Starts of a holder the engine failed on its side, before a borrower is told (see `make`). */
+const HOLDER_START_ATTEMPTS = 2;
 
 /** One network namespace on a run's network, lent to one rollout container at a time. */
 export interface NetworkHolder {
@@ -93,7 +97,24 @@ export class NetworkHolders {
     await Promise.all(free.map((h) => this.discard(h)));
   }
 
+  /**
+   * A new holder, started. The engine sometimes fails a start it would carry out a moment later (runc's init
+   * dying as it starts under load: "cannot start a stopped process"), so a start the engine failed on its
+   * side (HTTP 500) is tried once more with a fresh container before the borrower is told.
+   */
   private async make(network: string, spec: SandboxSpec, dnsOptions: string[]): Promise<NetworkHolder> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.makeOnce(network, spec, dnsOptions);
+      } catch (err) {
+        if (attempt < HOLDER_START_ATTEMPTS && statusOf(err) === 500) continue;
+        if (isImageMissing(err)) throw imageNotFound(spec.image);
+        throw new RolloutError('infrastructure', `cannot start a network holder (\`sleep\` from ${spec.image}) on network ${network}: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  private async makeOnce(network: string, spec: SandboxSpec, dnsOptions: string[]): Promise<NetworkHolder> {
     const container = await this.docker.createContainer({
       // the entrypoint too: a task image's own would otherwise run with `sleep` as its arguments
       Image: spec.image,
