@@ -79,18 +79,18 @@ export async function runView(folder: RunFolder, runId: string): Promise<RunView
   return { run: info, summary, rollouts: rollouts.map((r) => ({ ...r, calls: counts.get(r.id) ?? 0 })) };
 }
 
-export interface CallRow {
-  seq: number;
-  label: RecordedCall['label'];
-  protocol: RecordedCall['protocol'];
-  model: string;
-  status: number;
-  error: string | null;
-  startedAt: number;
-  durationMs: number;
-  ttfbMs: number | null;
-  finishReason: string | null;
+/** What both the rollout page's list and the call page show of a call. */
+export type CallSummary = Pick<RecordedCall, 'seq' | 'label' | 'protocol' | 'model' | 'status' | 'error' | 'durationMs' | 'ttfbMs' | 'finishReason'> & {
   answer: AnswerView;
+};
+
+function callSummary(call: RecordedCall): CallSummary {
+  const { seq, label, protocol, model, status, error, durationMs, ttfbMs, finishReason } = call;
+  return { seq, label, protocol, model, status, error, durationMs, ttfbMs, finishReason, answer: answerOf(call.response, protocol) };
+}
+
+export interface CallRow extends CallSummary {
+  startedAt: number;
   promptTokens: number | null;
   completionTokens: number | null;
   images: number;
@@ -123,17 +123,8 @@ export async function rolloutView(folder: RunFolder, rolloutId: string): Promise
     artifactsDir: dir,
     artifacts: listArtifacts(dir),
     calls: calls.map((c, i) => ({
-      seq: c.seq,
-      label: c.label,
-      protocol: c.protocol,
-      model: c.model,
-      status: c.status,
-      error: c.error,
+      ...callSummary(c),
       startedAt: c.startedAt,
-      durationMs: c.durationMs,
-      ttfbMs: c.ttfbMs,
-      finishReason: c.finishReason,
-      answer: answerOf(c.response, c.protocol),
       promptTokens: c.promptTokenIds?.length ?? null,
       completionTokens: c.completionTokenIds?.length ?? null,
       images: imagesIn(newMessages(c, calls[i - 1])).length,
@@ -144,20 +135,10 @@ export async function rolloutView(folder: RunFolder, rolloutId: string): Promise
   };
 }
 
-export interface CallView {
-  seq: number;
-  label: RecordedCall['label'];
-  protocol: RecordedCall['protocol'];
-  model: string;
-  status: number;
-  error: string | null;
-  durationMs: number;
-  ttfbMs: number | null;
-  finishReason: string | null;
+export interface CallView extends CallSummary {
   upstream: string;
   request: unknown;
   response: unknown;
-  answer: AnswerView;
   /** Messages this request adds to the previous call's conversation: the tool results (observations) the harness sent back. */
   newMessages: unknown[];
   images: string[];
@@ -184,19 +165,10 @@ export async function callView(folder: RunFolder, rolloutId: string, seq: number
   });
   const added = newMessages(call, calls[index - 1]);
   return {
-    seq: call.seq,
-    label: call.label,
-    protocol: call.protocol,
-    model: call.model,
-    status: call.status,
-    error: call.error,
-    durationMs: call.durationMs,
-    ttfbMs: call.ttfbMs,
-    finishReason: call.finishReason,
+    ...callSummary(call),
     upstream: call.upstream,
     request: call.request,
     response: call.response,
-    answer: answerOf(call.response, call.protocol),
     newMessages: added,
     images: imagesIn(added),
     tokens: tokens.get(seq)!,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
 import { callModel, ModelApiError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "../agent-kit/chat-client.js";
+import { toolArguments } from "../agent-kit/tool-arguments.js";
 import { Transcript } from "../agent-kit/transcript.js";
 
 export type { AgentResult } from "../agent-kit/agent-run.js";
@@ -180,14 +181,9 @@ function requireString(args: Record<string, unknown>, field: string): string {
 
 /** Runs one tool call; every failure becomes an "Error: ..." result for the model. */
 export async function executeTool(call: ToolCall, workdir: string, timeoutSec: number): Promise<string> {
-  let args: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(call.function.arguments || "{}");
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("arguments must be a JSON object");
-    args = parsed as Record<string, unknown>;
-  } catch (err) {
-    return `Error: invalid JSON arguments for tool "${call.function.name}": ${(err as Error).message}`;
-  }
+  const parsed = toolArguments(call);
+  if ("error" in parsed) return parsed.error;
+  const { args } = parsed;
   try {
     switch (call.function.name) {
       case "bash":

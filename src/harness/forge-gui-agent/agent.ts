@@ -11,6 +11,7 @@ import path from "node:path";
 import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "../agent-kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "../agent-kit/agent-run.js";
 import { callModel, describeError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "../agent-kit/chat-client.js";
+import { toolArguments } from "../agent-kit/tool-arguments.js";
 import { Transcript } from "../agent-kit/transcript.js";
 
 export type { ToolCall } from "../agent-kit/chat-client.js";
@@ -291,14 +292,9 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
 /** Runs one tool call against the env server; every failure becomes a text result for the model. */
 async function runToolCall(env: EnvServer, call: ToolCall): Promise<{ result: string; observation?: Observation; answer?: string }> {
   if (call.function.name !== COMPUTER_TOOL.function.name) return { result: `Error: unknown tool "${call.function.name}"; the only tool is "computer".` };
-  let args: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(call.function.arguments || "{}");
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("arguments must be a JSON object");
-    args = parsed as Record<string, unknown>;
-  } catch (err) {
-    return { result: `Error: invalid JSON arguments: ${(err as Error).message}` };
-  }
+  const parsed = toolArguments(call);
+  if ("error" in parsed) return { result: parsed.error };
+  const { args } = parsed;
   if (args.action === "done") {
     const answer = typeof args.text === "string" ? args.text : "";
     const observation = await env.step({ schema: "canonical", action: { type: "done", answer } }).catch(() => undefined);
