@@ -30,18 +30,13 @@ export async function* chatCompletionEvents(input: ResponseInput, stepMs: () => 
   const asTokenIds = request.return_tokens_as_token_ids === true;
   let position = 0;
 
-  const event = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
+  /** A `chat.completion.chunk` event with these members after the ones every chunk has. */
+  const event = (members: Record<string, unknown>): string =>
+    `data: ${JSON.stringify({ id: input.id, object: 'chat.completion.chunk', created: input.created, model: input.model, system_fingerprint: SIM_FINGERPRINT, ...members })}\n\n`;
   const chunk = (delta: Record<string, unknown>, ids: number[], finishReason: FinishReason | null = null): string => {
     const logprobs = request.logprobs && ids.length > 0 ? { content: logprobEntries(ids, position, topK, asTokenIds) } : null;
     position += ids.length;
-    return event({
-      id: input.id,
-      object: 'chat.completion.chunk',
-      created: input.created,
-      model: input.model,
-      system_fingerprint: SIM_FINGERPRINT,
-      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason, ...(returnIds ? { token_ids: ids } : {}) }],
-    });
+    return event({ choices: [{ index: 0, delta, logprobs, finish_reason: finishReason, ...(returnIds ? { token_ids: ids } : {}) }] });
   };
 
   // vLLM sends its first chunk (the role) with the first generated token, not before: the stream's first
@@ -58,11 +53,6 @@ export async function* chatCompletionEvents(input: ResponseInput, stepMs: () => 
   const firstMs = stepMs();
   if (firstMs > 0) await sleep(firstMs);
   yield event({
-    id: input.id,
-    object: 'chat.completion.chunk',
-    created: input.created,
-    model: input.model,
-    system_fingerprint: SIM_FINGERPRINT,
     choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null, ...(returnIds ? { token_ids: [] } : {}) }],
     ...(returnIds ? { prompt_token_ids: input.promptIds } : {}),
   });
@@ -107,15 +97,7 @@ export async function* chatCompletionEvents(input: ResponseInput, stepMs: () => 
   await pause();
   yield chunk({}, take([]), completion.finishReason);
   if (request.stream_options?.include_usage) {
-    yield event({
-      id: input.id,
-      object: 'chat.completion.chunk',
-      created: input.created,
-      model: input.model,
-      system_fingerprint: SIM_FINGERPRINT,
-      choices: [],
-      usage: usageOf(input),
-    });
+    yield event({ choices: [], usage: usageOf(input) });
   }
   yield 'data: [DONE]\n\n';
 }
