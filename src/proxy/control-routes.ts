@@ -1,23 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CallRecorder } from './call-recorder.js';
 import { controlAuthHook, type ControlAccessRule } from './control-auth.js';
 import { ProxyHttpError } from './http-error.js';
-import type { InFlightCalls } from './in-flight.js';
-import type { PauseSwitch } from './pause-switch.js';
+import { DEFAULT_DRAIN_TIMEOUT_SEC, DEFAULT_RETRY_AFTER_SEC, type ProxyControl } from './proxy-control.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
-import type { ServingLoad } from './serving-load.js';
-import type { ReplicaState } from './upstream/replica-health.js';
 import type { RolloutGrades, SessionFactory } from './types.js';
 
 export interface ControlDeps {
   access: ControlAccessRule;
-  pause: PauseSwitch;
-  inFlight: InFlightCalls;
-  recorder: CallRecorder;
-  /** How busy the serving thread has been. */
-  load: () => ServingLoad;
-  /** Each upstream replica's URL and health. */
-  upstreams: () => ({ url: string } & ReplicaState)[];
+  control: ProxyControl;
   metrics: ProxyMetrics;
   sessionFactory: SessionFactory | undefined;
   grades: RolloutGrades | undefined;
@@ -25,8 +15,6 @@ export interface ControlDeps {
   baseUrl: () => string;
 }
 
-const DEFAULT_RETRY_AFTER_SEC = 5;
-const DEFAULT_DRAIN_TIMEOUT_SEC = 60;
 const ROLLOUT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
 /**
@@ -45,26 +33,17 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     async (control) => {
       control.addHook('onRequest', controlAuthHook(deps.access));
 
-      control.get('/status', async () => status(deps));
+      control.get('/status', async () => deps.control.status());
 
-      control.post('/pause', async (request) => {
-        deps.pause.pause(numberParam(request, 'retry_after_sec', DEFAULT_RETRY_AFTER_SEC, 0, 3_600, true));
-        return status(deps);
-      });
+      control.post('/pause', async (request) => deps.control.pause(numberParam(request, 'retry_after_sec', DEFAULT_RETRY_AFTER_SEC, 0, 3_600, true)));
 
-      control.post('/resume', async () => {
-        deps.pause.resume();
-        return status(deps);
-      });
+      control.post('/resume', async () => deps.control.resume());
 
       control.post('/drain', async (request, reply) => {
         const timeoutSec = numberParam(request, 'timeout_sec', DEFAULT_DRAIN_TIMEOUT_SEC, 0, 3_600, false);
-        const retryAfterSec = numberParam(request, 'retry_after_sec', deps.pause.retryAfterSec ?? DEFAULT_RETRY_AFTER_SEC, 0, 3_600, true);
-        // draining means refusing new calls, or a busy proxy would never get to zero
-        deps.pause.pause(retryAfterSec);
-        const deadline = Date.now() + timeoutSec * 1000;
-        const drained = (await deps.inFlight.settled(timeoutSec * 1000)) && (await deps.recorder.flushed(deadline - Date.now()));
-        return reply.code(drained ? 200 : 409).send({ drained, ...status(deps) });
+        const retryAfterSec = optionalNumberParam(request, 'retry_after_sec', 0, 3_600, true);
+        const state = await deps.control.drain(timeoutSec, retryAfterSec);
+        return reply.code(state.drained ? 200 : 409).send(state);
       });
 
       control.post('/sessions', async (request, reply) => {
@@ -104,22 +83,6 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   );
 }
 
-function status(deps: ControlDeps) {
-  return {
-    paused: deps.pause.paused,
-    in_flight: deps.inFlight.size,
-    retry_after_sec: deps.pause.retryAfterSec,
-    pending_records: deps.recorder.pendingCount,
-    serving_thread: deps.load(),
-    upstreams: deps.upstreams().map((u) => ({
-      url: u.url,
-      in_routing: u.inRouting,
-      consecutive_failures: u.consecutiveFailures,
-      ...(u.inRouting ? {} : { ejected_until: new Date(u.ejectedUntil).toISOString() }),
-    })),
-  };
-}
-
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body must be a JSON object');
@@ -135,12 +98,16 @@ function stringField(body: Record<string, unknown>, key: string, pattern: RegExp
   return value;
 }
 
-/** A number from the JSON body, else from the query string. */
+/** A number from the JSON body, else from the query string; `fallback` when neither has it. */
 function numberParam(request: FastifyRequest, key: string, fallback: number, min: number, max: number, integer: boolean): number {
+  return optionalNumberParam(request, key, min, max, integer) ?? fallback;
+}
+
+function optionalNumberParam(request: FastifyRequest, key: string, min: number, max: number, integer: boolean): number | undefined {
   const fromBody = objectBody(request.body)[key];
   const fromQuery = (request.query as Record<string, unknown> | undefined)?.[key];
   const raw = fromBody ?? fromQuery;
-  if (raw === undefined || raw === null) return fallback;
+  if (raw === undefined || raw === null) return undefined;
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
     throw badRequest(`${key}: expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${shown(raw)}`);

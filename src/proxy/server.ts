@@ -13,6 +13,7 @@ import { DEFAULT_SERVING_LOAD_WINDOW_MS, ServingLoadMonitor } from './serving-lo
 import { TurnBudget } from './turn-limit.js';
 import { modelsHandler } from './models-route.js';
 import { PauseSwitch } from './pause-switch.js';
+import { ProxyControl } from './proxy-control.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import { PROTOCOLS } from './protocols/registry.js';
 import { installRequestErrors } from './request-errors.js';
@@ -77,6 +78,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     scripts: new ScriptCursor(),
     metrics,
   };
+  const control = new ProxyControl({ pause, inFlight, recorder, load: () => load.current(), upstreams: () => pool.replicas() });
   let baseUrl = '';
 
   installRequestErrors(app, bodyLimit, logger);
@@ -85,11 +87,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   app.get('/health', async () => ({ status: 'ok' }));
   registerControlRoutes(app, {
     access: { adminToken: opts.adminToken, sessions: opts.sessions },
-    pause,
-    inFlight,
-    recorder,
-    load: () => load.current(),
-    upstreams: () => pool.replicas(),
+    control,
     metrics,
     sessionFactory: opts.sessionFactory,
     grades: opts.grades,
@@ -128,6 +126,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     port,
     app,
     metrics,
+    control,
     async close() {
       const stopped = Promise.all([servers.closeExtra(), app.close()]);
       await inFlight.settled(CLOSE_GRACE_MS);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProxySession, RecordedCall } from '../store/types.js';
 import type { MetricsSnapshot } from './proxy-metrics.js';
+import type { ProxyControl } from './proxy-control.js';
 
 /** Finds the rollout session a secret belongs to. */
 export interface SessionResolver {
@@ -136,4 +137,6 @@ export interface RunningProxy {
   app: FastifyInstance;
   /** What `GET /metrics` reads, for a process that exposes several proxies' metrics as one. */
   metrics: { snapshot(): Promise<MetricsSnapshot> };
+  /** What `/control/*` does, in place (pause, resume, drain, status). */
+  control: ProxyControl;
 }

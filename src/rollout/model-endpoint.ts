@@ -45,7 +45,7 @@ export async function startModelEndpoint(opts: {
   store: Store;
   sessions: SessionResolver;
   network: RunNetwork;
-  /** Bearer token of the proxy's /control routes and /metrics; a random one (this process alone uses them) by default. */
+  /** Bearer token of the proxy's /control routes and /metrics; by default a random one nobody holds (this process controls its proxy in place). */
   adminToken?: string;
 }): Promise<ModelEndpoint> {
   const { model } = opts;
@@ -77,20 +77,14 @@ export async function startModelEndpoint(opts: {
       policyModels: [model.name],
       adminToken,
     });
-    const control = async (action: 'pause' | 'resume' | 'drain', payload?: object, accept: number[] = []) => {
-      const res = await proxy.app.inject({ method: 'POST', url: `/control/${action}`, payload: payload ?? {}, headers: { authorization: `Bearer ${adminToken}` } });
-      if (res.statusCode >= 300 && !accept.includes(res.statusCode)) throw new Error(`proxy ${action} failed: ${res.statusCode} ${res.body}`);
-      return res.json() as { drained?: boolean; in_flight: number; pending_records: number };
-    };
     return {
       port: proxy.port,
       simulated,
-      pause: async (retryAfterSec = 5) => void (await control('pause', { retry_after_sec: retryAfterSec })),
-      resume: async () => void (await control('resume')),
+      pause: async (retryAfterSec = 5) => void proxy.control.pause(retryAfterSec),
+      resume: async () => void proxy.control.resume(),
       async drain(timeoutSec, retryAfterSec) {
-        // 409: not drained within the time; its body says what is left
-        const state = await control('drain', { timeout_sec: timeoutSec, ...(retryAfterSec === undefined ? {} : { retry_after_sec: retryAfterSec }) }, [409]);
-        return { drained: state.drained === true, inFlight: state.in_flight, pendingRecords: state.pending_records };
+        const state = await proxy.control.drain(timeoutSec, retryAfterSec);
+        return { drained: state.drained, inFlight: state.in_flight, pendingRecords: state.pending_records };
       },
       metrics: () => proxy.metrics.snapshot(),
       async close() {
