@@ -80,7 +80,7 @@ export async function startModelEndpoint(opts: {
     return {
       port: proxy.port,
       simulated,
-      pause: async (retryAfterSec = 5) => void proxy.control.pause(retryAfterSec),
+      pause: async (retryAfterSec) => void proxy.control.pause(retryAfterSec),
       resume: async () => void proxy.control.resume(),
       async drain(timeoutSec, retryAfterSec) {
         const state = await proxy.control.drain(timeoutSec, retryAfterSec);
