@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles each built-in agent (tsc's output under dist/harness/) into one ES module under dist/agents/,
+// Bundles each built-in agent (tsc's output under dist/in-container/agents/) into one ES module under dist/agents/,
 // with the agent kit and eventsource-parser inside it: the file is copied alone into a container that
 // has a Node and no node_modules (the workspace image's forge-agent, the browser container's GUI agent).
 // Run by `npm run build`, after tsc.
@@ -12,8 +12,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Entry (tsc's output) → bundle. The names are what the harnesses and the workspace image read. */
 const AGENTS = {
-  'dist/harness/forge-agent/agent.js': 'dist/agents/forge-agent.mjs',
-  'dist/harness/forge-gui-agent/agent.js': 'dist/agents/forge-gui-agent.mjs',
+  'dist/in-container/agents/forge-agent.js': 'dist/agents/forge-agent.mjs',
+  'dist/in-container/agents/forge-gui-agent.js': 'dist/agents/forge-gui-agent.mjs',
 };
 
 for (const [entry, bundle] of Object.entries(AGENTS)) {

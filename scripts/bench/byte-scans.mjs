@@ -34,23 +34,32 @@ for (const [name, value] of [['rounds', rounds], ['calls', calls], ['request-kb'
   if (!(value > 0)) throw new Error(`--${name} ${values[name]}: use a number above 0`);
 }
 
+/** The first of a module's paths (this layout, then earlier ones) that the build has, or undefined. */
+function modulePath(dist, ...candidates) {
+  return candidates.find((file) => existsSync(path.join(dist, file)));
+}
+
 async function build(dist) {
-  if (!existsSync(path.join(dist, 'proxy/engine-fields.js'))) {
-    throw new Error(`${dist}: not an OpenForge build (no proxy/engine-fields.js); pass a dist/ folder after \`npm run build\``);
+  const engineFields = modulePath(dist, 'proxy/calls/engine-fields.js', 'proxy/engine-fields.js');
+  if (!engineFields) {
+    throw new Error(`${dist}: not an OpenForge build (no proxy/calls/engine-fields.js); pass a dist/ folder after \`npm run build\``);
   }
   const url = (file) => new URL(file, `${pathToFileURL(path.resolve(dist)).href}/`).href;
-  const { withoutEngineFields, stripEngineFields: stripBefore } = await import(url('proxy/engine-fields.js'));
-  // builds before the 30th session kept the parsed strip beside the byte cut
-  const stripEngineFields = stripBefore ?? (await import(url('engine-wire/engine-fields.js'))).stripEngineFields;
-  const { upstreamBodyBytes } = await import(url('proxy/upstream/engine-request.js'));
-  const { parseAnswer } = await import(url('engine-wire/answer-json.js'));
-  const { TokenCapture } = await import(url('engine-wire/token-capture.js'));
-  const { ChatStreamTranslator } = await import(url('proxy/protocols/chat-stream.js'));
-  // builds before the 30th session parsed streams in the proxy only, and had no cut of their events
-  const sseChunks = existsSync(path.join(dist, 'engine-wire/sse-chunks.js')) ? 'engine-wire/sse-chunks.js' : 'proxy/upstream/sse-chunks.js';
-  const { UpstreamChunkParser, UpstreamEventReader } = await import(url(sseChunks));
-  const cut = existsSync(path.join(dist, 'proxy/protocols/chat-event-cut.js')) ? await import(url('proxy/protocols/chat-event-cut.js')) : {};
-  const streamed = existsSync(path.join(dist, 'engine-wire/streamed-answer.js')) ? await import(url('engine-wire/streamed-answer.js')) : {};
+  const load = async (...candidates) => {
+    const file = modulePath(dist, ...candidates);
+    return file ? import(url(file)) : {};
+  };
+  const { withoutEngineFields, stripEngineFields: stripInProxy } = await import(url(engineFields));
+  // some builds keep the parsed strip beside the byte cut, others in engine-wire
+  const stripEngineFields = stripInProxy ?? (await load('engine-wire/engine-fields.js')).stripEngineFields;
+  const { upstreamBodyBytes } = await load('proxy/upstream/engine-request.js');
+  const { parseAnswer } = await load('engine-wire/answer-json.js');
+  const { TokenCapture } = await load('engine-wire/token-capture.js');
+  const { ChatStreamTranslator } = await load('proxy/protocols/chat/stream.js', 'proxy/protocols/chat-stream.js');
+  const { UpstreamChunkParser, UpstreamEventReader } = await load('engine-wire/sse-chunks.js', 'proxy/upstream/sse-chunks.js');
+  // builds without a cut of the stream's events or a record-side stream reading leave those undefined
+  const cut = await load('proxy/protocols/chat/event-cut.js', 'proxy/protocols/chat-event-cut.js');
+  const streamed = await load('engine-wire/streamed-answer.js');
   return {
     withoutEngineFields, stripEngineFields, upstreamBodyBytes, parseAnswer, TokenCapture, ChatStreamTranslator, UpstreamChunkParser,
     UpstreamEventReader, cutChatEvent: cut.cutChatEvent, readStreamedAnswer: streamed.readStreamedAnswer,
@@ -60,7 +69,7 @@ async function build(dist) {
 const here = await build(new URL('../../dist', import.meta.url).pathname);
 const alt = values['alt-dist'] ? await build(values['alt-dist']) : undefined;
 
-const { startSimServer } = await import('../../dist/model/server.js');
+const { startSimServer } = await import('../../dist/sim/server.js');
 const sim = await startSimServer({ policy: { name: 'bench', respond: () => ({ content: ANSWER, toolCalls: [] }) } });
 const request = agentTurn(false, requestKb);
 const requestBytes = Buffer.from(JSON.stringify(request));

@@ -695,7 +695,7 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
 
 /** A fresh proxy process holding `count` open streams from a very slow sim: its RSS. */
 async function measureStreamsMemory({ policy, dir, count }) {
-  const { startSimServer } = await import('../../dist/model/server.js');
+  const { startSimServer } = await import('../../dist/sim/server.js');
   const slowSim = await startSimServer({ policy, tokenDelayMs: 2_000 });
   const proxy = child('proxy', ['--upstream', slowSim.url, '--db', path.join(dir, 'streams.db')]);
   const loadgen = child('loadgen');
@@ -781,7 +781,7 @@ async function main() {
  * own jitter (its timers on a busy CPU) cancels out of the added latency instead of swamping its p99.
  */
 async function startTimedSim(options) {
-  const { buildSimApp } = await import('../../dist/model/server.js');
+  const { buildSimApp } = await import('../../dist/sim/server.js');
   const app = buildSimApp(options);
   const serviceMs = new Map();
   const firstByteMs = new Map();
@@ -813,7 +813,7 @@ async function startTimedSim(options) {
 
 /** The bench request's prompt, in the sim's tokens: what the engine upstream prefills. */
 async function promptTokens() {
-  const { renderPrompt } = await import('../../dist/model/chat-template.js');
+  const { renderPrompt } = await import('../../dist/sim/chat-template.js');
   const { messages, tools } = agentTurn(true, REQUEST_KB);
   return renderPrompt(messages, tools).length;
 }

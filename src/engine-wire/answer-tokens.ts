@@ -1,4 +1,3 @@
-import { errorMessage } from '../util/errors.js';
 import { parseAnswer } from './answer-json.js';
 import { TokenCapture, wholeAnswerTokens, type CapturedTokens } from './token-capture.js';
 
@@ -16,6 +15,6 @@ export function answerTokens(bytes: Buffer): CapturedTokens | UnreadableAnswer {
   try {
     return wholeAnswerTokens(parseAnswer(bytes));
   } catch (err) {
-    return { ...new TokenCapture().result(), problem: `the upstream's answer is not a JSON object: ${errorMessage(err)}` };
+    return { ...new TokenCapture().result(), problem: `the upstream's answer is not a JSON object: ${err instanceof Error ? err.message : String(err)}` };
   }
 }

@@ -1,13 +1,8 @@
+import type { ClientView } from '../records/call.js';
 import type { ChatBody } from './chat-wire.js';
 
 /** Fields vLLM adds for token capture that no OpenAI client expects. */
 export const ENGINE_FIELDS: ReadonlySet<string> = new Set(['prompt_token_ids', 'token_ids', 'prompt_logprobs', 'kv_transfer_params', 'stop_reason']);
-
-/** What the harness asked to see of an answer besides the text. */
-export interface ClientView {
-  /** The harness asked for logprobs itself. */
-  logprobs: boolean;
-}
 
 /** Removes engine fields (and logprobs the harness did not ask for) in place, top level and per choice. */
 export function stripEngineFields(body: ChatBody, view: ClientView): ChatBody {

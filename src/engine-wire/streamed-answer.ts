@@ -1,20 +1,10 @@
-import { errorMessage } from '../util/errors.js';
 import type { UnreadableAnswer } from './answer-tokens.js';
 import { ChatCompletionAssembler } from './chat-assembler.js';
 import type { ChatBody } from './chat-wire.js';
-import { stripEngineFields, type ClientView } from './engine-fields.js';
+import type { ClientView, StreamedAnswer } from '../records/call.js';
+import { stripEngineFields } from './engine-fields.js';
 import { STREAM_DONE, UpstreamChunkParser, streamError } from './sse-chunks.js';
 import { TokenCapture, type CapturedTokens } from './token-capture.js';
-
-/** A Chat Completions stream as the upstream sent it, kept whole until a record reads it. */
-export interface StreamedAnswer {
-  /** The upstream's SSE body, up to where the proxy stopped reading it. */
-  bytes: Uint8Array;
-  /** What the harness asked to see: the recorded response is the one it was sent. */
-  view: ClientView;
-  /** Why the relay ended the stream early (the call's error), or null: the record's own error then comes from the reading. */
-  relayError: string | null;
-}
 
 /** What a record keeps of a streamed answer. */
 export interface StreamedAnswerRecord {
@@ -57,7 +47,7 @@ export class StreamedAnswerReader {
     try {
       this.parser.feed(part, this.onChunk);
     } catch (err) {
-      this.problem = err instanceof StreamStopped ? err.message : `the upstream's stream stopped being readable: ${errorMessage(err)}`;
+      this.problem = err instanceof StreamStopped ? err.message : `the upstream's stream stopped being readable: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
 

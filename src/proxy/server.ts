@@ -1,26 +1,39 @@
-import Fastify from 'fastify';
-import { authHook } from './auth-hook.js';
-import { CallRecorder } from './call-recorder.js';
-import { CallSequence } from './call-sequence.js';
-import { registerControlRoutes } from './control-routes.js';
-import { answerClientError, openAIErrorBody } from './http-error.js';
-import { InFlightCalls } from './in-flight.js';
-import { rejectDeepJson } from './json-depth.js';
-import { MultiHostServers } from './listen.js';
-import { modelCallHandler } from './model-call.js';
-import { ScriptCursor } from './scripted-answers.js';
-import { DEFAULT_SERVING_LOAD_WINDOW_MS, ServingLoadMonitor } from './serving-load.js';
-import { TurnBudget } from './turn-limit.js';
-import { modelsHandler } from './models-route.js';
-import { PauseSwitch } from './pause-switch.js';
-import { ProxyControl } from './proxy-control.js';
-import { ProxyMetrics } from './proxy-metrics.js';
-import { PROTOCOLS } from './protocols/registry.js';
-import { installRequestErrors } from './request-errors.js';
-import type { ProxyOptions, RunningProxy } from './types.js';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { authHook } from './auth/auth-hook.js';
+import { CallRecorder } from './recording/call-recorder.js';
+import { CallSequence } from './calls/call-sequence.js';
+import { registerControlRoutes } from './control/control-routes.js';
+import { answerClientError, openAIErrorBody } from './http/http-error.js';
+import { InFlightCalls } from './calls/in-flight.js';
+import { rejectDeepJson } from './http/json-depth.js';
+import { MultiHostServers } from './http/listen.js';
+import { modelCallHandler } from './calls/model-call.js';
+import { ScriptCursor } from './calls/scripted-answers.js';
+import { DEFAULT_SERVING_LOAD_WINDOW_MS, ServingLoadMonitor } from './control/serving-load.js';
+import { TurnBudget } from './calls/turn-limit.js';
+import { modelsHandler } from './http/models-route.js';
+import { PauseSwitch } from './control/pause-switch.js';
+import { ProxyControl } from './control/proxy-control.js';
+import { ProxyMetrics, type MetricsSnapshot } from './control/proxy-metrics.js';
+import { endpoints } from './protocols/registry.js';
+import { installRequestErrors } from './http/request-errors.js';
+import type { ProxyOptions } from './types.js';
 import { DEFAULT_RETRY } from './upstream/retry.js';
 import { UpstreamPool } from './upstream/upstream-pool.js';
-import { refuseWebSocketUpgrades } from './websocket-refusal.js';
+import { refuseWebSocketUpgrades } from './http/websocket-refusal.js';
+
+export interface RunningProxy {
+  /** Base URL of the first host, without /v1, e.g. http://127.0.0.1:4123. */
+  url: string;
+  port: number;
+  /** Stops listening, waits for in-flight calls and their records. */
+  close(): Promise<void>;
+  app: FastifyInstance;
+  /** What `GET /metrics` reads, for a process that exposes several proxies' metrics as one. */
+  metrics: { snapshot(): Promise<MetricsSnapshot> };
+  /** What `/control/*` does, in place (pause, resume, drain, status). */
+  control: ProxyControl;
+}
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 const DEFAULT_KEEPALIVE_MS = 10_000;
@@ -95,7 +108,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   });
   for (const prefix of PREFIXES) {
     app.get(`${prefix}/models`, { onRequest: authHook(opts.sessions, openAIErrorBody) }, modelsHandler(pool));
-    for (const protocol of PROTOCOLS) {
+    for (const protocol of endpoints()) {
       for (const path of protocol.paths) {
         app.post(
           `${prefix}${path}`,

@@ -1,7 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { ProxySession, RecordedCall } from '../store/types.js';
-import type { MetricsSnapshot } from './proxy-metrics.js';
-import type { ProxyControl } from './proxy-control.js';
+import type { ProxySession } from './session.js';
+import type { RecordedCall } from '../records/call.js';
 
 /** Finds the rollout session a secret belongs to. */
 export interface SessionResolver {
@@ -126,17 +124,4 @@ export interface ProxyOptions {
    * a proxy reopening an existing store continues numbering instead of colliding (default: 0).
    */
   lastRecordedSeq?: (rolloutId: string) => Promise<number>;
-}
-
-export interface RunningProxy {
-  /** Base URL of the first host, without /v1, e.g. http://127.0.0.1:4123. */
-  url: string;
-  port: number;
-  /** Stops listening, waits for in-flight calls and their records. */
-  close(): Promise<void>;
-  app: FastifyInstance;
-  /** What `GET /metrics` reads, for a process that exposes several proxies' metrics as one. */
-  metrics: { snapshot(): Promise<MetricsSnapshot> };
-  /** What `/control/*` does, in place (pause, resume, drain, status). */
-  control: ProxyControl;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { parseSimSpec } from '../model/policies/sim-spec.js';
-import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+import { parseSimSpec } from '../sim/policies/sim-spec.js';
+import type { ScriptedAnswer } from '../proxy/session.js';
 import { Store, type RolloutRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { loadEpisode, type Episode } from './episode.js';

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { RunConfig } from '../config/run.js';
 import type { Task } from '../config/task.js';
-import { answerFromAssistantMessage } from '../model/assistant-answer.js';
-import type { AssistantChatMessage } from '../model/chat-request.js';
-import type { PolicyAnswer } from '../model/policies/types.js';
-import { parseSimSpec } from '../model/policies/sim-spec.js';
-import { startSimServer } from '../model/server.js';
-import type { MetricsSnapshot } from '../proxy/proxy-metrics.js';
+import { answerFromAssistantMessage } from '../sim/assistant-answer.js';
+import type { AssistantChatMessage } from '../sim/chat-request.js';
+import type { PolicyAnswer } from '../sim/policies/types.js';
+import { parseSimSpec } from '../sim/policies/sim-spec.js';
+import { startSimServer } from '../sim/server.js';
+import type { MetricsSnapshot } from '../proxy/control/proxy-metrics.js';
 import { startProxy } from '../proxy/server.js';
 import type { SessionResolver } from '../proxy/types.js';
 import type { RunNetwork } from '../sandbox/types.js';

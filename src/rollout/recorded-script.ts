@@ -1,7 +1,8 @@
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
-import { BEYOND_SCRIPT_UPSTREAM, type ScriptedAnswer } from '../proxy/scripted-answers.js';
-import { TURN_LIMIT_UPSTREAM } from '../proxy/turn-limit.js';
-import type { RecordedCall } from '../store/types.js';
+import { BEYOND_SCRIPT_UPSTREAM } from '../proxy/calls/scripted-answers.js';
+import { type ScriptedAnswer } from '../proxy/session.js';
+import { TURN_LIMIT_UPSTREAM } from '../proxy/calls/turn-limit.js';
+import type { RecordedCall } from '../records/call.js';
 import { messageKey, requestMessages } from '../trajectory/conversation.js';
 import { recordedAnswer } from './fork-answer.js';
 

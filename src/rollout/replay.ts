@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { RolloutRecord } from '../store/store.js';
 import { Store } from '../store/store.js';
-import type { RecordedCall } from '../store/types.js';
+import type { RecordedCall } from '../records/call.js';
 import { messageKey } from '../trajectory/conversation.js';
 import { harnessFor } from '../harness/registry.js';
-import { BEYOND_SCRIPT_UPSTREAM, type ScriptedAnswer } from '../proxy/scripted-answers.js';
-import { answerOf, newMessages } from '../ui/call-content.js';
+import { BEYOND_SCRIPT_UPSTREAM } from '../proxy/calls/scripted-answers.js';
+import { type ScriptedAnswer } from '../proxy/session.js';
+import { answerOf, newMessages } from '../inspector/call-content.js';
 import { loadEpisode, type Episode } from './episode.js';
 import { answeredPolicyCalls, recordedScript } from './recorded-script.js';
 import { executeRun, STORE_FILE } from './run.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
-import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+import type { ScriptedAnswer } from '../proxy/session.js';
 import { CommandNotStartedError } from '../sandbox/command-not-started.js';
 import { readTree } from '../sandbox/docker/archive.js';
 import type { ExecResult, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';

@@ -11,7 +11,7 @@ import { ImageBuilder } from '../sandbox/docker/images.js';
 import { BackendUnreachableError } from '../sandbox/backend-unreachable.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 import { WarmPool } from '../sandbox/warm-pool.js';
-import type { ScriptedAnswer } from '../proxy/scripted-answers.js';
+import type { ScriptedAnswer } from '../proxy/session.js';
 import { acquireStoreLock } from '../store/store-lock.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store, type RolloutParent } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -21,7 +21,7 @@ import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { warmSandboxFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
 import { TaskImages } from './task-images.js';
 import { SessionRegistry } from './sessions.js';
-import { summarize, type RunSummary } from './summary.js';
+import { summarize, type RunSummary } from '../analytics/run-summary.js';
 
 export interface RunEvents {
   /** Called once the plan is known: how many rollouts will run now, and how many a resumed run skipped. */

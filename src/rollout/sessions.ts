@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ProxySession } from '../store/types.js';
+import type { ProxySession } from '../proxy/session.js';
 
 /** Live rollout sessions by secret; the proxy authenticates every call against it. */
 export class SessionRegistry {

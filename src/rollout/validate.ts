@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { resolveRunConfig } from '../config/run.js';
 import { executeRun, type RunEvents } from './run.js';
-import type { RunSummary } from './summary.js';
+import type { RunSummary } from '../analytics/run-summary.js';
 
 export interface TaskValidation {
   taskId: string;

@@ -1,5 +1,5 @@
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { MetricsSnapshot } from '../proxy/proxy-metrics.js';
+import type { MetricsSnapshot } from '../proxy/control/proxy-metrics.js';
 import type { WarmPoolStats } from '../sandbox/warm-pool.js';
 import type { RolloutState } from './types.js';
 

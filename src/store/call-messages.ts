@@ -1,8 +1,9 @@
 /** What crosses between a store and its call-writing thread (`call-writer-thread.ts`). */
 import { answerTokens } from '../engine-wire/answer-tokens.js';
-import { readStreamedAnswer, type StreamedAnswer } from '../engine-wire/streamed-answer.js';
+import { readStreamedAnswer } from '../engine-wire/streamed-answer.js';
+import { type StreamedAnswer } from '../records/call.js';
 import type { CapturedTokens } from '../engine-wire/token-capture.js';
-import type { RecordedCall } from './types.js';
+import type { RecordedCall } from '../records/call.js';
 
 /**
  * A recorded call as it is posted: its fields by value, the request as bytes when the proxy has them

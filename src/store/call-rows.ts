@@ -1,5 +1,5 @@
 import { PromptRebuilder, type StoredPrompt } from './prompt-delta.js';
-import type { RecordedCall } from './types.js';
+import type { RecordedCall } from '../records/call.js';
 
 /** Call rows as the store reads them for training data: which columns, and how rows are completed. */
 

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../util/paths.js';
 import { postedCall, receivedCall, type FromCallWriter, type PostedCall, type ToCallWriter } from './call-messages.js';
 import type { CallWriting } from './call-writer.js';
-import type { RecordedCall } from './types.js';
+import type { RecordedCall } from '../records/call.js';
 
 /** Calls posted at most per message: a full batch goes at once instead of lingering. */
 const MAX_CALLS_PER_POST = 64;

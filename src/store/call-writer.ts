@@ -2,7 +2,7 @@ import { encodeFloats, encodeIds } from './codec.js';
 import { PromptDeltaWriter, type PromptDelta } from './prompt-delta.js';
 import { RequestDeltaWriter, type RequestDelta } from './request-delta.js';
 import type { SqliteDb } from './sqlite.js';
-import type { RecordedCall } from './types.js';
+import type { RecordedCall } from '../records/call.js';
 import { WriteBatcher } from './write-batcher.js';
 
 /** Where recorded calls go: the store's own connection, or a thread of their own (`CallWriterThread`). */

@@ -1,5 +1,5 @@
 import { endianness } from 'node:os';
-import type { TokenIds } from './types.js';
+import type { TokenIds } from '../records/call.js';
 
 /** Token ids and logprobs are stored as little-endian binary arrays: compact and fast to decode. */
 

@@ -8,7 +8,7 @@
 
 import { RecentCalls } from './recent-calls.js';
 import { SpareBuffers } from './spare-buffers.js';
-import type { TokenIds } from './types.js';
+import type { TokenIds } from '../records/call.js';
 
 /** Fewer shared tokens than this are not worth a reference. */
 const MIN_SHARED_TOKENS = 32;

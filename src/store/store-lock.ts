@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ownerAlive, ownerLabel } from '../sandbox/owner.js';
+import { ownerAlive, ownerLabel } from '../util/process-owner.js';
 import { UserError } from '../util/errors.js';
 import { STORE_FILE } from './store.js';
 

@@ -9,7 +9,8 @@ import { PromptRebuilder } from './prompt-delta.js';
 import { isWordChar, RequestRebuilder, type StoredRequest } from './request-delta.js';
 import { MIGRATIONS } from './schema.js';
 import { CONNECTION_PRAGMAS, SqliteDb } from './sqlite.js';
-import type { RecordedCall, RolloutStatus } from './types.js';
+import type { RecordedCall } from '../records/call.js';
+import type { RolloutStatus } from '../records/rollout.js';
 
 export interface RunRecord {
   id: string;

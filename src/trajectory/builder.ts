@@ -1,5 +1,6 @@
 import { tokenBreakCause } from './break-cause.js';
-import { commonPrefix, isRecord, messageKey, requestMessages } from './conversation.js';
+import { commonPrefix, messageKey, requestMessages } from './conversation.js';
+import { isRecord } from '../util/is-record.js';
 import { imageRefs } from './images.js';
 import { Conversation, conversationKeys, Segment, type TokenCall } from './segment.js';
 import { CorruptCallError, type TrajectoryCall } from './trajectory-call.js';

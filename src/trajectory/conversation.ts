@@ -1,4 +1,6 @@
-import type { ProtocolName } from '../store/types.js';
+import { protocolRecords } from '../proxy/protocols/registry.js';
+import type { ProtocolName } from '../records/call.js';
+import { isRecord } from '../util/is-record.js';
 
 /**
  * Messages of a recorded request or answer reduced to comparable keys, whatever the wire protocol.
@@ -9,29 +11,14 @@ import type { ProtocolName } from '../store/types.js';
 
 const VOLATILE_FIELDS = new Set(['id', 'tool_call_id', 'call_id', 'tool_use_id', 'cache_control', 'refusal', 'annotations', 'status']);
 
-/** The request's conversation: chat `messages`, Anthropic `system` + `messages`, Responses `instructions` + `input`. */
+/** The request's conversation, read by its protocol (chat `messages`, Anthropic `system` + `messages`, Responses `instructions` + `input`). */
 export function requestMessages(request: unknown, protocol: ProtocolName): unknown[] {
-  if (!isRecord(request)) return [];
-  if (protocol === 'anthropic') {
-    const system = request.system;
-    const messages = Array.isArray(request.messages) ? request.messages : [];
-    return system === undefined || system === null ? messages : [{ role: 'system', content: system }, ...messages];
-  }
-  if (protocol === 'responses') {
-    const input = request.input;
-    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
-    return typeof request.instructions === 'string' ? [{ role: 'system', content: request.instructions }, ...items] : items;
-  }
-  return Array.isArray(request.messages) ? request.messages : [];
+  return protocolRecords(protocol).requestMessages(request);
 }
 
 /** The messages a harness appends to its history for this answer. Empty when the call failed. */
 export function answerMessages(response: unknown, protocol: ProtocolName): unknown[] {
-  if (!isRecord(response)) return [];
-  if (protocol === 'anthropic') return Array.isArray(response.content) ? [{ role: 'assistant', content: response.content }] : [];
-  if (protocol === 'responses') return Array.isArray(response.output) ? response.output : [];
-  const choice = Array.isArray(response.choices) ? response.choices[0] : undefined;
-  return isRecord(choice) && isRecord(choice.message) ? [choice.message] : [];
+  return protocolRecords(protocol).answerMessages(response);
 }
 
 export function messageKey(message: unknown): string {
@@ -62,8 +49,4 @@ function normalize(value: unknown): unknown {
   }
   if (out.role === 'developer') out.role = 'system';
   return out;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ProtocolName } from '../store/types.js';
-import { isRecord } from './conversation.js';
+import type { ProtocolName } from '../records/call.js';
+import { protocolRecords } from '../proxy/protocols/registry.js';
+import { isRecord } from '../util/is-record.js';
 import type { ImageRef, MultiModalData } from './types.js';
 
 /**
@@ -9,38 +10,19 @@ import type { ImageRef, MultiModalData } from './types.js';
  * for inline images (data URLs, base64 blocks), `sha256:<hex>` of the bytes, never the bytes.
  */
 export function imageRefs(request: unknown, protocol: ProtocolName): MultiModalData | null {
-  if (!isRecord(request)) return null;
-  const list = protocol === 'responses' ? request.input : request.messages;
-  if (!Array.isArray(list)) return null;
+  const records = protocolRecords(protocol);
+  const list = records.messageList(request);
+  if (!list) return null;
   const images: ImageRef[] = [];
   list.forEach((message, messageIndex) => {
     const content = isRecord(message) ? message.content : undefined;
     if (!Array.isArray(content)) return;
     content.forEach((part, partIndex) => {
-      const ref = imageSource(part);
-      if (ref !== undefined) images.push({ message_index: messageIndex, part_index: partIndex, url_or_hash: ref });
+      const url = records.imageUrl(part);
+      if (url !== undefined) images.push({ message_index: messageIndex, part_index: partIndex, url_or_hash: urlOrHash(url) });
     });
   });
   return images.length > 0 ? { images } : null;
-}
-
-/** The URL or hash of one content part when it is an image (Chat `image_url`, Anthropic `image`, Responses `input_image`). */
-function imageSource(part: unknown): string | undefined {
-  if (!isRecord(part)) return undefined;
-  if (part.type === 'image_url') {
-    const url = isRecord(part.image_url) ? part.image_url.url : part.image_url;
-    return typeof url === 'string' ? urlOrHash(url) : undefined;
-  }
-  if (part.type === 'input_image') {
-    if (typeof part.image_url === 'string') return urlOrHash(part.image_url);
-    return typeof part.file_id === 'string' ? `file:${part.file_id}` : undefined;
-  }
-  if (part.type === 'image' && isRecord(part.source)) {
-    const source = part.source;
-    if (source.type === 'base64' && typeof source.data === 'string') return bytesHash(Buffer.from(source.data, 'base64'));
-    if (source.type === 'url' && typeof source.url === 'string') return urlOrHash(source.url);
-  }
-  return undefined;
 }
 
 function urlOrHash(url: string): string {

@@ -1,5 +1,6 @@
 import type { RolloutRecord, Store, StoredCallRow } from '../store/store.js';
-import { answerMessages, isRecord, requestMessages } from './conversation.js';
+import { answerMessages, requestMessages } from './conversation.js';
+import { isRecord } from '../util/is-record.js';
 import { storedCall } from './stored-call.js';
 
 /** One supervised fine-tuning example: the conversation the harness had, ending with the model's last answer. */

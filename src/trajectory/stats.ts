@@ -1,4 +1,4 @@
-import { summarize, type RunSummary } from '../rollout/summary.js';
+import { summarize, type RunSummary } from '../analytics/run-summary.js';
 import { openRunSource, type RunSourceOptions } from './run-source.js';
 import { runSamples } from './run-samples.js';
 import { BREAK_REASONS, emptyExclusionCounts, EXCLUSION_REASONS, type BreakReason, type ExclusionCounts } from './types.js';

@@ -1,7 +1,7 @@
 import { endianness } from 'node:os';
 import { decodeFloats, decodeIds } from '../store/codec.js';
 import type { Store, StoredCallRow } from '../store/store.js';
-import type { CallLabel, ProtocolName } from '../store/types.js';
+import type { CallLabel, ProtocolName } from '../records/call.js';
 import { CorruptCallError, type TrajectoryCall } from './trajectory-call.js';
 
 const LABELS = new Set(['policy', 'helper', 'count_tokens']);

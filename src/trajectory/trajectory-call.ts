@@ -1,4 +1,4 @@
-import type { CallLabel, ProtocolName, RecordedCall } from '../store/types.js';
+import type { CallLabel, ProtocolName, RecordedCall } from '../records/call.js';
 
 /**
  * A recorded call as the trajectory builder reads it. The request (the whole conversation so far,

@@ -1,11 +1,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Observation } from '../../src/envs/browser/actions.js';
+import type { Observation } from '../../src/in-container/browser-env/actions.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 import type { RunNetwork, Sandbox } from '../../src/sandbox/types.js';
 
-/** The real engine and the browser image (built once from images/browser + dist/envs/browser, then cached). */
+/** The real engine and the browser image (built once from images/browser + dist/in-container/browser-env, then cached). */
 export async function browserImage(): Promise<{ backend: DockerBackend; image: string }> {
   const backend = new DockerBackend();
   await backend.check();

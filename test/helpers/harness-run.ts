@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { resolveRunConfig } from '../../src/config/run.js';
 import { executeRun, STORE_FILE } from '../../src/rollout/run.js';
-import type { RunSummary } from '../../src/rollout/summary.js';
+import type { RunSummary } from '../../src/analytics/run-summary.js';
 import { Store } from '../../src/store/store.js';
-import type { RecordedCall } from '../../src/store/types.js';
+import type { RecordedCall } from '../../src/records/call.js';
 
 export const CLAW_BASIC = path.resolve('envs/claw-basic');
 

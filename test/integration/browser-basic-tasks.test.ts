@@ -1,7 +1,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Observation } from '../../src/envs/browser/actions.js';
+import type { Observation } from '../../src/in-container/browser-env/actions.js';
 import { loadTasks, type Task } from '../../src/config/task.js';
 import { readTree } from '../../src/sandbox/docker/archive.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';

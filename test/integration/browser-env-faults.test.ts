@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HealthResponse } from '../../src/envs/browser/actions.js';
+import type { HealthResponse } from '../../src/in-container/browser-env/actions.js';
 import { type BrowserEnvContainer, startBrowserEnv } from '../helpers/browser-env.js';
 
 const runId = `test-browser-faults-${process.pid}`;

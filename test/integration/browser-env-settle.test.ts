@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Observation } from '../../src/envs/browser/actions.js';
+import type { Observation } from '../../src/in-container/browser-env/actions.js';
 import { type BrowserEnvContainer, startBrowserEnv } from '../helpers/browser-env.js';
 import { pixelAt } from '../helpers/png.js';
 

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HealthResponse, Observation } from '../../src/envs/browser/actions.js';
+import type { HealthResponse, Observation } from '../../src/in-container/browser-env/actions.js';
 import { CLICK_BRAVO } from '../fixtures/browser-pages/recorded-actions.js';
 import { type BrowserEnvContainer, refOf, startBrowserEnv } from '../helpers/browser-env.js';
 import { rawHttp } from '../helpers/raw-http.js';

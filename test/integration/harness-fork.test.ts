@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SCRIPTED_UPSTREAM } from '../../src/proxy/scripted-answers.js';
+import { SCRIPTED_UPSTREAM } from '../../src/proxy/calls/scripted-answers.js';
 import { forkRollout } from '../../src/rollout/fork.js';
 import { STORE_FILE } from '../../src/rollout/run.js';
 import { Store } from '../../src/store/store.js';
-import type { RecordedCall } from '../../src/store/types.js';
+import type { RecordedCall } from '../../src/records/call.js';
 import { harnessLayer } from '../helpers/harness.js';
 import { explain, runHarness } from '../helpers/harness-run.js';
 

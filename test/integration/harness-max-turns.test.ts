@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TURN_LIMIT_UPSTREAM } from '../../src/proxy/turn-limit.js';
+import { TURN_LIMIT_UPSTREAM } from '../../src/proxy/calls/turn-limit.js';
 import { harnessLayer } from '../helpers/harness.js';
 import { explain, runHarness, toolNamesCalled, withAgentTimeout, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 

@@ -2,11 +2,11 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SCRIPTED_UPSTREAM } from '../../src/proxy/scripted-answers.js';
+import { SCRIPTED_UPSTREAM } from '../../src/proxy/calls/scripted-answers.js';
 import { replayRollout } from '../../src/rollout/replay.js';
 import { STORE_FILE } from '../../src/rollout/run.js';
 import { Store } from '../../src/store/store.js';
-import type { RecordedCall } from '../../src/store/types.js';
+import type { RecordedCall } from '../../src/records/call.js';
 import { harnessLayer } from '../helpers/harness.js';
 import { CLAW_BASIC, explain, runHarness } from '../helpers/harness-run.js';
 

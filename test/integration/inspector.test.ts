@@ -9,8 +9,8 @@ import { executeRun, STORE_FILE } from '../../src/rollout/run.js';
 import { LABEL_ROLLOUT } from '../../src/sandbox/labels.js';
 import { RolloutTrajectoryBuilder } from '../../src/trajectory/builder.js';
 import { fromRecordedCall } from '../../src/trajectory/trajectory-call.js';
-import { openRunFolder, type RunFolder } from '../../src/ui/run-folder.js';
-import { startInspector, type Inspector } from '../../src/ui/server.js';
+import { openRunFolder, type RunFolder } from '../../src/inspector/run-folder.js';
+import { startInspector, type Inspector } from '../../src/inspector/server.js';
 import { workspaceImage } from '../helpers/docker.js';
 import { makeSuite } from '../helpers/tasks.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveRunConfig, type RunConfig } from '../../src/config/run.js';
 import { executeRun, STORE_FILE } from '../../src/rollout/run.js';
-import { passAtK, passHatK } from '../../src/rollout/summary.js';
+import { passAtK, passHatK } from '../../src/analytics/run-summary.js';
 import { Store } from '../../src/store/store.js';
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
 import { workspaceImage } from '../helpers/docker.js';

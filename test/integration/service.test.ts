@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTasks } from '../../src/config/task.js';
-import { startSimServer } from '../../src/model/server.js';
+import { startSimServer } from '../../src/sim/server.js';
 import { workspaceImage } from '../helpers/docker.js';
 import { rawHttp } from '../helpers/raw-http.js';
 import { makeSuite } from '../helpers/tasks.js';

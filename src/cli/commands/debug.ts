@@ -20,10 +20,10 @@ export function debugCommand(): Command {
       // loaded on use: `--help` needs none of it
       const [{ executeRun }, { formatSummary }, { DockerBackend }, { openRunFolder }, { startInspector }] = await Promise.all([
         import('../../rollout/run.js'),
-        import('../../rollout/summary.js'),
+        import('../../analytics/run-summary.js'),
         import('../../sandbox/docker/backend.js'),
-        import('../../ui/run-folder.js'),
-        import('../../ui/server.js'),
+        import('../../inspector/run-folder.js'),
+        import('../../inspector/server.js'),
       ]);
       const task = loadTask(taskDir);
       const output = path.resolve(opts.output);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { locateRollout } from '../../ui/locate-rollout.js';
+import { locateRollout } from '../../inspector/locate-rollout.js';
 import { UserError } from '../../util/errors.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt } from '../to-int.js';

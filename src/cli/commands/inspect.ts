@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { openRunFolder } from '../../ui/run-folder.js';
-import { startInspector } from '../../ui/server.js';
+import { openRunFolder } from '../../inspector/run-folder.js';
+import { startInspector } from '../../inspector/server.js';
 import { toPort } from '../to-int.js';
 import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
 

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { loadRunConfig } from '../../config/run.js';
-import { renderRun, RENDERED_OWNER_UID } from '../../sandbox/kubernetes/render-run.js';
+import { renderRun, RENDERED_OWNER_UID } from '../../rollout/render-kubernetes.js';
 
 /** `openforge k8s …`: what a run does on a cluster. */
 export function k8sCommand(): Command {

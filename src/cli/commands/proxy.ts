@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { StandaloneProxy } from '../../proxy/standalone.js';
+import type { StandaloneProxy } from '../../standalone-proxy/start.js';
 import type { EjectionPolicy, UpstreamKind } from '../../proxy/types.js';
 import { DEFAULT_EJECTION } from '../../proxy/upstream/replica-health.js';
 import { HELPER_THREADS_NICE, lowerHelperThreads } from '../../util/helper-threads.js';
@@ -57,7 +57,7 @@ export function proxyCommand(): Command {
 }
 
 async function serve(options: ProxyCliOptions): Promise<void> {
-  const { startStandaloneProxy } = await import('../../proxy/standalone.js'); // loaded on use: `--help` needs none of it
+  const { startStandaloneProxy } = await import('../../standalone-proxy/start.js'); // loaded on use: `--help` needs none of it
   const running = await startStandaloneProxy({
     upstreams: options.upstream,
     kind: options.kind,

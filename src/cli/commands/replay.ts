@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { locateRollout } from '../../ui/locate-rollout.js';
+import { locateRollout } from '../../inspector/locate-rollout.js';
 import { abortOnSignals } from '../interrupt.js';
 
 /** `openforge replay`: a determinism check of an environment and its grader. */

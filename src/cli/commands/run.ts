@@ -28,7 +28,7 @@ export function runCommand(): Command {
       const [{ SingleBar, Presets }, { executeRun }, { formatSummary }] = await Promise.all([
         import('cli-progress'),
         import('../../rollout/run.js'),
-        import('../../rollout/summary.js'),
+        import('../../analytics/run-summary.js'),
       ]);
       const controller = abortOnSignals();
       const tty = process.stderr.isTTY && !opts.json;

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadTasks } from '../../config/task.js';
-import { formatSimSpec, parseSimSpec } from '../../model/policies/sim-spec.js';
-import { startSimServer } from '../../model/server.js';
+import { formatSimSpec, parseSimSpec } from '../../sim/policies/sim-spec.js';
+import { startSimServer } from '../../sim/server.js';
 import { UserError } from '../../util/errors.js';
 import { toPort } from '../to-int.js';
 

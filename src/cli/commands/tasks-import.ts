@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { IMPORT_SOURCES, importTasks } from '../../envs/browser/importers/index.js';
+import { IMPORT_SOURCES, importTasks } from '../../importers/browser/index.js';
 
 /** `openforge tasks import --from webvoyager|mind2web FILE --out DIR`: live-site browser tasks judged by an LLM. */
 export function addTasksImportCommand(tasks: Command): void {

@@ -1,7 +1,33 @@
-import { anthropicProtocols } from './anthropic.js';
-import { chatProtocol } from './chat.js';
-import { responsesProtocol } from './responses.js';
-import type { Protocol } from './types.js';
+import { UserError } from '../../util/errors.js';
+import { anthropicProtocol } from './anthropic/protocol.js';
+import { chatProtocol } from './chat/protocol.js';
+import { responsesProtocol } from './responses/protocol.js';
+import type { Endpoint, Protocol, ProtocolRecords } from './types.js';
 
-/** Every protocol the proxy serves; a new one is one file plus one entry here. */
-export const PROTOCOLS: readonly Protocol[] = [chatProtocol, responsesProtocol, ...anthropicProtocols];
+/** Every protocol the proxy serves, by name; a new one is a folder plus one entry here. */
+const PROTOCOLS = new Map<string, Protocol>([chatProtocol, responsesProtocol, anthropicProtocol].map((p) => [p.name, p]));
+
+/**
+ * Adds a protocol (a plugin's, or a test's) to those a proxy started afterwards serves and every
+ * reader of records knows. A name already taken is refused: a protocol's records must read one way.
+ */
+export function registerProtocol(protocol: Protocol): void {
+  if (PROTOCOLS.has(protocol.name)) throw new UserError(`a protocol named "${protocol.name}" is already registered`);
+  PROTOCOLS.set(protocol.name, protocol);
+}
+
+export function protocols(): Protocol[] {
+  return [...PROTOCOLS.values()];
+}
+
+/** Every model-call route of every protocol. */
+export function endpoints(): Endpoint[] {
+  return protocols().flatMap((p) => p.endpoints);
+}
+
+/** How the named protocol's recorded calls read; a record of a protocol this process does not know is an error that names it. */
+export function protocolRecords(name: string): ProtocolRecords {
+  const protocol = PROTOCOLS.get(name);
+  if (!protocol) throw new UserError(`a recorded call speaks protocol "${name}", which this build does not know`, `known protocols: ${[...PROTOCOLS.keys()].join(', ')}`);
+  return protocol.records;
+}

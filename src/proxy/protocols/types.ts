@@ -1,19 +1,29 @@
 import type { ChatBody, ChatRequestBody } from '../../engine-wire/chat-wire.js';
-import type { ClientView } from '../../engine-wire/engine-fields.js';
-import type { CallLabel, ProtocolName } from '../../store/types.js';
+import type { CallLabel, ClientView, ProtocolName } from '../../records/call.js';
 import type { UpstreamAnswer } from '../upstream/upstream-pool.js';
-import type { ChatEventCut } from './chat-event-cut.js';
+import type { ChatEventCut } from './chat/event-cut.js';
 
 /**
- * A wire protocol a harness speaks. The upstream always speaks Chat Completions, so a protocol
- * translates the harness's request into a Chat Completions request and the upstream's answer (a
- * whole `chat.completion`, or the stream of `chat.completion.chunk` objects) back into what the
- * harness expects. Token capture does not belong here: the proxy reads token ids from the
- * upstream's chunks itself, whatever the protocol.
+ * A wire protocol harnesses speak: the routes it serves and how its recorded calls read. The upstream
+ * always speaks Chat Completions, so each endpoint translates the harness's request into a Chat
+ * Completions request and the upstream's answer back; trajectory, inspector and fork read recorded
+ * calls through `records` and never look at a protocol's shapes themselves.
  *
- * Adding a protocol: one file implementing this interface plus one line in `./registry.ts`.
+ * Adding a protocol: a folder under proxy/protocols/ exporting one of these, plus one line in `./registry.ts`.
  */
 export interface Protocol {
+  readonly name: ProtocolName;
+  /** The model-call routes it serves under /v1. */
+  readonly endpoints: readonly Endpoint[];
+  readonly records: ProtocolRecords;
+}
+
+/**
+ * One model-call route of a protocol. Token capture does not belong here: the proxy reads token ids
+ * from the upstream's chunks itself, whatever the protocol.
+ */
+export interface Endpoint {
+  /** The protocol's name, recorded with each call. */
   readonly name: ProtocolName;
   /** POST paths under /v1 it serves, e.g. '/chat/completions'. */
   readonly paths: readonly string[];
@@ -21,6 +31,45 @@ export interface Protocol {
   prepare(body: unknown): PreparedCall | LocalCall;
   /** The error body this protocol's clients parse. */
   errorBody(message: string, type: string, code: string | null): unknown;
+}
+
+/** What the model answered in one call, whatever the wire protocol: its text and its tool calls. */
+export interface AnswerView {
+  text: string;
+  toolCalls: { name: string; arguments: string }[];
+}
+
+/** A Chat Completions message, the form every protocol's translation goes through. */
+export interface ChatLikeMessage {
+  role: string;
+  content?: unknown;
+  reasoning_content?: string;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+}
+
+/** How a protocol's recorded requests and answers read, for the modules that only read records. */
+export interface ProtocolRecords {
+  /** The request's conversation in the protocol's own shapes, with its system prompt first when it has one. */
+  requestMessages(request: unknown): unknown[];
+  /** The messages a harness appends to its history for this answer; empty when the call failed. */
+  answerMessages(response: unknown): unknown[];
+  /** The answer's text and tool calls. */
+  answerView(response: unknown): AnswerView;
+  /** The request's own list of messages, whose positions image references count in (undefined: none). */
+  messageList(request: unknown): unknown[] | undefined;
+  /** The image a content part shows, as a URL (`data:` for inline bytes, `file:<id>` for an uploaded file), or undefined. */
+  imageUrl(part: unknown): string | undefined;
+  /** The recorded answer as the fork editor starts it: the protocol's own shape, without ids and statuses. */
+  editableAnswer(response: unknown): unknown;
+  /** What the answer of a recorded response is, in the shape `answerAsChat` reads; undefined when it holds none. */
+  recordedAnswer(response: unknown): unknown;
+  /**
+   * An answer written in the protocol's own shape as Chat messages, or undefined when `raw` is not in that
+   * shape (it is then read as a Chat assistant message). Throws a UserError naming what is wrong.
+   */
+  answerAsChat(raw: unknown, what: string, hint: string): ChatLikeMessage[] | undefined;
+  /** How to write an answer for this protocol, for error messages and the fork editor. */
+  readonly answerShape: string;
 }
 
 /** One validated harness request, with what the protocol needs to remember to answer it. */

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { UpstreamTimeouts } from '../types.js';
 import { UpstreamTimeoutError } from './upstream-timeouts.js';
-import type { CallSignal } from '../call-cancel.js';
+import type { CallSignal } from '../calls/call-cancel.js';
 
 /** Keep-alive agents shared by every request to the upstreams of one proxy. */
 export class UpstreamAgents {

@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '../types.js';
-import type { CallSignal } from '../call-cancel.js';
+import type { CallSignal } from '../calls/call-cancel.js';
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 200, maxDelayMs: 5_000 };
 

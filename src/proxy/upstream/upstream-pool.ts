@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
-import { ROLLOUT_HEADER, TASK_HEADER } from '../../model/sim-labels.js';
-import type { ProxySession } from '../../store/types.js';
+import { ROLLOUT_HEADER, TASK_HEADER } from '../../engine-wire/request-headers.js';
+import type { ProxySession } from '../session.js';
 import { errorMessage } from '../../util/errors.js';
-import { ProxyHttpError } from '../http-error.js';
+import { ProxyHttpError } from '../http/http-error.js';
 import type { EjectionPolicy, ForcedSampling, RetryPolicy, UpstreamConfig, UpstreamKind, UpstreamTimeouts } from '../types.js';
 import { upstreamBody, upstreamBodyBytes } from './engine-request.js';
 import { UpstreamAgents, readText, sendHttpRequest, type HttpRequest } from './http-client.js';
@@ -12,7 +12,7 @@ import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
 import { stickyIndex } from './sticky-router.js';
 import { upstreamErrorMessage } from './upstream-error-message.js';
 import { DEFAULT_UPSTREAM_TIMEOUTS, UpstreamTimeoutError } from './upstream-timeouts.js';
-import type { CallSignal } from '../call-cancel.js';
+import type { CallSignal } from '../calls/call-cancel.js';
 
 interface Target {
   config: UpstreamConfig;

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { withDeadline } from '../../util/deadline.js';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER, LABEL_ROLLOUT, LABEL_RUN } from '../labels.js';
-import { ownerAlive, ownerLabel } from '../owner.js';
+import { ownerAlive, ownerLabel } from '../../util/process-owner.js';
 import type { NetworkMode, NetworkPlan, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
 import { DockerSandbox } from './container.js';
 import { imageNotFound, isEngineUnreachable, isImageMissing, isGone, isNotRunning, statusOf } from './errors.js';

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { RolloutError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER } from '../labels.js';
-import { ownerLabel } from '../owner.js';
+import { ownerLabel } from '../../util/process-owner.js';
 import { statusOf } from './errors.js';
 
 const POPULATE_TIMEOUT_MS = 600_000;

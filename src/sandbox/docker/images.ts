@@ -7,7 +7,7 @@ import { type Task, suiteDirOf } from '../../config/task.js';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { contentHash } from '../../util/hash.js';
 import { packageRoot } from '../../util/paths.js';
-import { harnessRoot } from '../../harness/layer.js';
+import { harnessRoot } from '../harness-layer.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
 import { statusOf } from './errors.js';
@@ -135,7 +135,7 @@ export class ImageBuilder {
 
   /**
    * The browser image (images/browser): Chromium on Xvfb, VNC/noVNC, and the env server compiled from
-   * src/envs/browser (dist/envs/browser, so `npm run build` first). Like harness layers, the CA bundle is
+   * src/in-container/browser-env (dist/in-container/browser-env, so `npm run build` first). Like harness layers, the CA bundle is
    * used by the build stage only and left out of the tag.
    */
   ensureBrowser(): Promise<string> {
@@ -170,13 +170,13 @@ export class ImageBuilder {
   private browserContext(): { name: string; content: Buffer; mode?: number }[] {
     const root = packageRoot();
     const dir = path.join(root, 'images/browser');
-    const app = path.join(root, 'dist/envs/browser');
+    const app = path.join(root, 'dist/in-container/browser-env');
     if (!existsSync(path.join(app, 'server/main.js'))) throw new UserError(`${app}/server/main.js is missing`, 'run `npm run build` first');
     // the env server's modules and whatever they import from the rest of the project, laid out as in dist/
     const dist = path.join(root, 'dist');
     const entries = readTree(app)
-      .filter((f) => f.name.endsWith('.js') && !f.name.startsWith('importers/'))
-      .map((f) => path.join('envs/browser', f.name));
+      .filter((f) => f.name.endsWith('.js'))
+      .map((f) => path.join('in-container/browser-env', f.name));
     const compiled = moduleClosure(dist, entries).map((name) => ({ name: `app/${name.split(path.sep).join('/')}`, content: readFileSync(path.join(dist, name)) }));
     return [
       ...BROWSER_FILES.map((f) => ({ name: f, content: readFileSync(path.join(dir, f)), mode: f === 'start-browser-env' ? 0o755 : 0o644 })),

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { CoreV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { LABEL_OWNER, LABEL_RUN } from '../labels.js';
-import { ownerAlive, ownerLabel } from '../owner.js';
+import { ownerAlive, ownerLabel } from '../../util/process-owner.js';
 import type { NetworkMode, ReapReport, RunNetwork, Sandbox, SandboxBackend, SandboxSpec } from '../types.js';
 import { apiError, isNotFound } from './api-errors.js';
 import { proxyAddress, type KubernetesSection } from './config.js';

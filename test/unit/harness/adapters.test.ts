@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTask } from '../../../src/config/task.js';
 import { HARNESS_NAMES } from '../../../src/config/run.js';
 import { helperModel } from '../../../src/harness/helper-model.js';
-import { HARNESS_ROOT } from '../../../src/harness/layer.js';
+import { HARNESS_ROOT } from '../../../src/sandbox/harness-layer.js';
 import { getHarness, harnessNames } from '../../../src/harness/registry.js';
 import type { HarnessContext } from '../../../src/harness/types.js';
 

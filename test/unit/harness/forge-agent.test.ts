@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runAgent, type AgentOptions } from "../../../src/harness/forge-agent/agent.js";
+import { runAgent, type AgentOptions } from "../../../src/in-container/agents/forge-agent.js";
 import { copyAgentBundle, runAgentBundle } from "./agent-bundle.js";
 import { startFakeChatServer, type FakeChatServer, type FakeServerOptions, type FakeReply, type RecordedRequest } from "./fake-chat-server.js";
 

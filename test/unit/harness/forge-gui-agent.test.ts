@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { dropOldScreenshots, runGuiAgent, stepRequest } from '../../../src/harness/forge-gui-agent/agent.js';
-import type { ChatRequest } from '../../../src/model/chat-request.js';
-import { createOraclePolicy } from '../../../src/model/policies/oracle.js';
-import { startSimServer, type SimServer } from '../../../src/model/server.js';
-import { INSTRUCTION, makeTask, removeTaskDirs } from '../model/fixtures.js';
+import { dropOldScreenshots, runGuiAgent, stepRequest } from '../../../src/in-container/agents/forge-gui-agent.js';
+import type { ChatRequest } from '../../../src/sim/chat-request.js';
+import { createOraclePolicy } from '../../../src/sim/policies/oracle.js';
+import { startSimServer, type SimServer } from '../../../src/sim/server.js';
+import { INSTRUCTION, makeTask, removeTaskDirs } from '../sim/fixtures.js';
 import { copyAgentBundle, runAgentBundle } from './agent-bundle.js';
 
 afterAll(removeTaskDirs);

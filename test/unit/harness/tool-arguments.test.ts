@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toolArguments } from '../../../src/harness/agent-kit/tool-arguments.js';
-import type { ToolCall } from '../../../src/harness/agent-kit/chat-client.js';
+import { toolArguments } from '../../../src/in-container/agents/kit/tool-arguments.js';
+import type { ToolCall } from '../../../src/in-container/agents/kit/chat-client.js';
 
 const call = (name: string, args: string): ToolCall => ({ id: 'call_1', type: 'function', function: { name, arguments: args } });
 

@@ -5,7 +5,7 @@ import type { V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it, vi } from 'vitest';
 import { loadRunConfig } from '../../../src/config/run.js';
-import { renderRun } from '../../../src/sandbox/kubernetes/render-run.js';
+import { renderRun } from '../../../src/rollout/render-kubernetes.js';
 import { captureStdout } from '../../helpers/stdout.js';
 import { validateManifest } from '../../helpers/k8s-schemas.js';
 import { k8sCommand } from '../../../src/cli/commands/k8s.js';

@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RunningProxy } from '../../../src/proxy/types.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
 import { MemoryLogger, MemorySink } from './proxy-fixture.js';
 
 /** TEST FAKE — an upstream that serves only vLLM's `POST /tokenize` (at the root, as vLLM does). */

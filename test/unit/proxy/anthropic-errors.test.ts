@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import type { ProxySession } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { startFixture, type Fixture } from './proxy-fixture.js';
 
 interface AnthropicError {

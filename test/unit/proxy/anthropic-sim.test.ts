@@ -1,15 +1,15 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import { renderCompletion } from '../../../src/model/chat-template.js';
-import { splitSolutionSteps } from '../../../src/model/policies/solution-steps.js';
-import { startSimServer, type SimServer } from '../../../src/model/server.js';
-import { parseCountTokensRequest, parseMessagesRequest } from '../../../src/proxy/protocols/anthropic-request-schema.js';
-import { chatPrompt, chatRequest } from '../../../src/proxy/protocols/anthropic-to-chat.js';
-import { estimatePromptTokens } from '../../../src/proxy/protocols/anthropic-token-estimate.js';
+import { renderCompletion } from '../../../src/sim/chat-template.js';
+import { splitSolutionSteps } from '../../../src/sim/policies/solution-steps.js';
+import { startSimServer, type SimServer } from '../../../src/sim/server.js';
+import { parseCountTokensRequest, parseMessagesRequest } from '../../../src/proxy/protocols/anthropic/request-schema.js';
+import { chatPrompt, chatRequest } from '../../../src/proxy/protocols/anthropic/to-chat.js';
+import { estimatePromptTokens } from '../../../src/proxy/protocols/anthropic/token-estimate.js';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RunningProxy } from '../../../src/proxy/types.js';
-import type { RecordedCall } from '../../../src/store/types.js';
-import { INSTRUCTION, SOLVE_SH, makeTask, removeTaskDirs } from '../model/fixtures.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
+import type { RecordedCall } from '../../../src/records/call.js';
+import { INSTRUCTION, SOLVE_SH, makeTask, removeTaskDirs } from '../sim/fixtures.js';
 import { MemoryLogger, MemorySink } from './proxy-fixture.js';
 
 /** What Claude Code declares, trimmed: its Bash tool, a file tool, and a server tool the upstream cannot run. */

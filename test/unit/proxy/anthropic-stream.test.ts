@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatBody } from '../../../src/engine-wire/chat-wire.js';
-import { ThinkingSignature } from '../../../src/proxy/protocols/anthropic-ids.js';
-import { anthropicResponse } from '../../../src/proxy/protocols/anthropic-response.js';
-import { AnthropicStreamTranslator } from '../../../src/proxy/protocols/anthropic-stream.js';
+import { ThinkingSignature } from '../../../src/proxy/protocols/anthropic/ids.js';
+import { anthropicResponse } from '../../../src/proxy/protocols/anthropic/response.js';
+import { AnthropicStreamTranslator } from '../../../src/proxy/protocols/anthropic/stream.js';
 import { deferred, startFixture, type Fixture } from './proxy-fixture.js';
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): ChatBody {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import type { ProxySession } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { startFixture, type Fixture } from './proxy-fixture.js';
 
 /** Sampling fields the API still accepts (and older Claude Code versions send), no longer typed by SDK 1.16. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallCancel } from '../../../src/proxy/call-cancel.js';
+import { CallCancel } from '../../../src/proxy/calls/call-cancel.js';
 import { sleep } from '../../../src/proxy/upstream/retry.js';
 
 describe("a call's cancellation", () => {

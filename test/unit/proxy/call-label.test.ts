@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { callLabel } from '../../../src/proxy/call-label.js';
+import { callLabel } from '../../../src/proxy/calls/call-label.js';
 import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 describe('callLabel', () => {

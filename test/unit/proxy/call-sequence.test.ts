@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallSequence } from '../../../src/proxy/call-sequence.js';
+import { CallSequence } from '../../../src/proxy/calls/call-sequence.js';
 
 describe('CallSequence', () => {
   it('numbers each rollout 1, 2, 3 … synchronously without a store to continue from', () => {

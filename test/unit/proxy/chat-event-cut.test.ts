@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatBody } from '../../../src/engine-wire/chat-wire.js';
 import { TokenCapture } from '../../../src/engine-wire/token-capture.js';
-import { cutChatEvent, type ChatClientWants } from '../../../src/proxy/protocols/chat-event-cut.js';
-import { ChatStreamTranslator } from '../../../src/proxy/protocols/chat-stream.js';
+import { cutChatEvent, type ChatClientWants } from '../../../src/proxy/protocols/chat/event-cut.js';
+import { ChatStreamTranslator } from '../../../src/proxy/protocols/chat/stream.js';
 
 const WANTS: ChatClientWants[] = [
   { logprobs: false, usage: false },

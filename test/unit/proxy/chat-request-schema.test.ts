@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseChatRequest } from '../../../src/proxy/protocols/chat-request-schema.js';
+import { parseChatRequest } from '../../../src/proxy/protocols/chat/request-schema.js';
 
 describe('the chat request check', () => {
   it("accepts members it does not know at every level and hands back the harness's own object, all of it", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { controlDenial } from '../../../src/proxy/control-auth.js';
+import { controlDenial } from '../../../src/proxy/auth/control-auth.js';
 import { deferred, startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 const ADMIN = 'admin-token-for-tests';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatBody } from '../../../src/engine-wire/chat-wire.js';
 import { stripEngineFields } from '../../../src/engine-wire/engine-fields.js';
-import { withoutEngineFields } from '../../../src/proxy/engine-fields.js';
+import { withoutEngineFields } from '../../../src/proxy/calls/engine-fields.js';
 import { seededRandom } from '../../../src/util/seeded-random.js';
 
 /** A vLLM-shaped whole answer with its engine fields, members shuffled by `random`. */

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startSimServer, type SimServer } from '../../../src/model/server.js';
-import type { Policy } from '../../../src/model/policies/types.js';
-import { PROTOCOLS } from '../../../src/proxy/protocols/registry.js';
+import { startSimServer, type SimServer } from '../../../src/sim/server.js';
+import type { Policy } from '../../../src/sim/policies/types.js';
+import { endpoints } from '../../../src/proxy/protocols/registry.js';
 import { startProxy } from '../../../src/proxy/server.js';
-import { StandaloneSessions } from '../../../src/proxy/standalone-sessions.js';
-import type { RunningProxy } from '../../../src/proxy/types.js';
+import { StandaloneSessions } from '../../../src/standalone-proxy/sessions.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
 import { Store } from '../../../src/store/store.js';
 import { MemoryLogger, USER_MESSAGES } from './proxy-fixture.js';
 import { seededRandom } from '../../../src/util/seeded-random.js';
@@ -237,7 +237,7 @@ describe('fuzzing every route', () => {
     const random = seededRandom(SEED);
     const mutate = new Mutator(random);
     const allSeeds = Object.values(SEEDS).flat();
-    const routes = PROTOCOLS.flatMap((protocol) => protocol.paths.map((path) => ({ protocol: protocol.name, path })));
+    const routes = endpoints().flatMap((protocol) => protocol.paths.map((path) => ({ protocol: protocol.name, path })));
     expect(routes.length).toBeGreaterThan(0);
 
     const jobs: (() => Promise<Sent>)[] = [];
@@ -303,7 +303,7 @@ describe('fuzzing every route', () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/s/${secrets[0]}/v1`, apiKey: 'x', maxRetries: 0 });
     const completion = await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES });
     expect(completion.choices[0]?.message.content).toBe('ok');
-    for (const protocol of PROTOCOLS) {
+    for (const protocol of endpoints()) {
       const [seed] = SEEDS[protocol.name] ?? [];
       if (seed === undefined) continue;
       const res = await send(proxy.url, 'POST', `/s/${secrets[1]}/v1${protocol.paths[0]}`, { 'content-type': 'application/json' }, Buffer.from(JSON.stringify(seed)));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ProxySession } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 /**

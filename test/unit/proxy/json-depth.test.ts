@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/proxy/json-depth.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/proxy/http/json-depth.js';
 import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;

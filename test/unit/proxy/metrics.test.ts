@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StandaloneProxy } from '../../../src/proxy/standalone.js';
+import type { StandaloneProxy } from '../../../src/standalone-proxy/start.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm-upstream.js';
 import { USER_MESSAGES, deferred, startFixture, startTestStandaloneProxy, type Fixture } from './proxy-fixture.js';
 

@@ -1,9 +1,11 @@
 /** Test plumbing: a proxy in front of fake upstreams, in-memory sessions and sink. */
 import OpenAI from 'openai';
 import { startProxy } from '../../../src/proxy/server.js';
-import { startStandaloneProxy, type StandaloneProxy, type StandaloneProxyOptions } from '../../../src/proxy/standalone.js';
-import type { ProxyLogger, ProxyOptions, RunningProxy } from '../../../src/proxy/types.js';
-import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
+import { startStandaloneProxy, type StandaloneProxy, type StandaloneProxyOptions } from '../../../src/standalone-proxy/start.js';
+import type { ProxyLogger, ProxyOptions } from '../../../src/proxy/types.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 import { makeSuite } from '../../helpers/tasks.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm-upstream.js';
 

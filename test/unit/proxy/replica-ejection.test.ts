@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy } from '../../../src/proxy/server.js';
 import { ReplicaHealth } from '../../../src/proxy/upstream/replica-health.js';
 import { stickyIndex } from '../../../src/proxy/upstream/sticky-router.js';
-import type { ProxySession } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { startStalledListener } from '../../helpers/stalled-listener.js';
 import { startFakeVllm } from './fake-vllm-upstream.js';
 import { MemoryLogger, MemorySink, startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';

@@ -2,13 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseOutputItem, ResponseStreamEvent, Tool } from 'openai/resources/responses/responses';
 import type { Task } from '../../../src/config/task.js';
-import { startSimServer, type SimServer } from '../../../src/model/server.js';
-import type { Policy } from '../../../src/model/policies/types.js';
-import { responsesProtocol } from '../../../src/proxy/protocols/responses.js';
+import { startSimServer, type SimServer } from '../../../src/sim/server.js';
+import type { Policy } from '../../../src/sim/policies/types.js';
+import { responsesProtocol } from '../../../src/proxy/protocols/responses/protocol.js';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RunningProxy } from '../../../src/proxy/types.js';
-import type { RecordedCall } from '../../../src/store/types.js';
-import { makeTask, removeTaskDirs } from '../model/fixtures.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
+import type { RecordedCall } from '../../../src/records/call.js';
+import { makeTask, removeTaskDirs } from '../sim/fixtures.js';
 import { MemoryLogger, MemorySink } from './proxy-fixture.js';
 
 const SOLVE_SH = `#!/bin/bash
@@ -165,7 +165,7 @@ describe('Responses protocol against the built-in sim upstream', () => {
 
   /** The ids the sim gives the Chat request the proxy made of a recorded Responses request, asked directly. */
   async function directIds(call: RecordedCall): Promise<{ prompt: number[]; completion: number[] }> {
-    const { upstreamRequest } = responsesProtocol.prepare(call.request);
+    const { upstreamRequest } = responsesProtocol.endpoints[0]!.prepare(call.request);
     const res = await fetch(`${sim.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-openforge-task': task.id },

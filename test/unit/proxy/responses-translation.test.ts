@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ProxyHttpError } from '../../../src/proxy/http-error.js';
-import { responsesProtocol } from '../../../src/proxy/protocols/responses.js';
+import { ProxyHttpError } from '../../../src/proxy/http/http-error.js';
+import { responsesProtocol } from '../../../src/proxy/protocols/responses/protocol.js';
 
 function upstream(body: Record<string, unknown>) {
-  return responsesProtocol.prepare({ model: 'policy', ...body }).upstreamRequest;
+  return responsesProtocol.endpoints[0]!.prepare({ model: 'policy', ...body }).upstreamRequest;
 }
 
 function rejection(body: unknown): ProxyHttpError {
   try {
-    responsesProtocol.prepare(body);
+    responsesProtocol.endpoints[0]!.prepare(body);
   } catch (err) {
     if (err instanceof ProxyHttpError) return err;
     throw err;
@@ -232,7 +232,7 @@ describe('Responses request → Chat Completions request', () => {
   it('keeps the harness body untouched', () => {
     const body = { model: 'policy', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] };
     const snapshot = structuredClone(body);
-    responsesProtocol.prepare(body);
+    responsesProtocol.endpoints[0]!.prepare(body);
     expect(body).toEqual(snapshot);
   });
 });
@@ -268,7 +268,7 @@ describe('Responses request validation', () => {
   });
 
   it('answers errors in OpenAI shape', () => {
-    expect(responsesProtocol.errorBody('bad', 'invalid_request_error', 'invalid_request')).toEqual({
+    expect(responsesProtocol.endpoints[0]!.errorBody('bad', 'invalid_request_error', 'invalid_request')).toEqual({
       error: { message: 'bad', type: 'invalid_request_error', param: null, code: 'invalid_request' },
     });
   });

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEYOND_SCRIPT_UPSTREAM, SCRIPTED_UPSTREAM, type ScriptedAnswer } from '../../../src/proxy/scripted-answers.js';
-import type { ProxySession } from '../../../src/store/types.js';
+import { BEYOND_SCRIPT_UPSTREAM, SCRIPTED_UPSTREAM } from '../../../src/proxy/calls/scripted-answers.js';
+import { type ScriptedAnswer } from '../../../src/proxy/session.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 let fx: Fixture;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RecordedCall } from '../../../src/store/types.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 import { rawHttp } from '../../helpers/raw-http.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm-upstream.js';
 import { MemoryLogger, MemorySink, startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServingLoadMonitor } from '../../../src/proxy/serving-load.js';
+import { ServingLoadMonitor } from '../../../src/proxy/control/serving-load.js';
 import { startFixture, type Fixture } from './proxy-fixture.js';
 
 const WINDOW_MS = 200;

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startSimServer, type SimServer } from '../../../src/model/server.js';
-import type { Policy } from '../../../src/model/policies/types.js';
+import { startSimServer, type SimServer } from '../../../src/sim/server.js';
+import type { Policy } from '../../../src/sim/policies/types.js';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RunningProxy } from '../../../src/proxy/types.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
 import { MemoryLogger, MemorySink, USER_MESSAGES } from './proxy-fixture.js';
 
 /** Answers every call with one bash tool call, then text once a tool result is in the conversation. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SseWriter } from '../../../src/proxy/sse-writer.js';
+import { SseWriter } from '../../../src/proxy/http/sse-writer.js';
 
 const KEEPALIVE = ': keepalive\n\n';
 

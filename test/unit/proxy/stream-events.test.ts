@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { STREAM_DONE, UpstreamEventReader } from '../../../src/engine-wire/sse-chunks.js';
 import { readStreamedAnswer } from '../../../src/engine-wire/streamed-answer.js';
-import { chatProtocol } from '../../../src/proxy/protocols/chat.js';
+import { chatProtocol } from '../../../src/proxy/protocols/chat/protocol.js';
 import type { PreparedCall, SseEvent } from '../../../src/proxy/protocols/types.js';
-import { CutEvents, TranslatedEvents, type EventRelay } from '../../../src/proxy/stream-events.js';
+import { CutEvents, TranslatedEvents, type EventRelay } from '../../../src/proxy/calls/stream-events.js';
 
 const chunk = (body: object) => `data: ${JSON.stringify(body)}\n\n`;
 const token = (text: string, id: number, finish: string | null = null) =>
@@ -34,7 +34,7 @@ function upstreamParts(): Buffer[] {
 
 function call(wants: { logprobs: boolean; usage: boolean }): PreparedCall {
   const body = { model: 'policy', messages: [{ role: 'user', content: 'hi' }], stream: true, logprobs: wants.logprobs, stream_options: { include_usage: wants.usage } };
-  return chatProtocol.prepare(body) as PreparedCall;
+  return chatProtocol.endpoints[0]!.prepare(body) as PreparedCall;
 }
 
 /** Runs the parts through a relay as `answerStream` does; the harness's events parsed back, and the record's tokens and response. */

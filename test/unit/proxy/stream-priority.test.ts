@@ -4,9 +4,9 @@ import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { readStreamedAnswer } from '../../../src/engine-wire/streamed-answer.js';
 import type { CapturedTokens } from '../../../src/engine-wire/token-capture.js';
-import { answerStream } from '../../../src/proxy/answer-stream.js';
-import type { CallOutcome } from '../../../src/proxy/call-outcome.js';
-import { chatProtocol } from '../../../src/proxy/protocols/chat.js';
+import { answerStream } from '../../../src/proxy/calls/answer-stream.js';
+import type { CallOutcome } from '../../../src/proxy/calls/call-outcome.js';
+import { chatProtocol } from '../../../src/proxy/protocols/chat/protocol.js';
 import type { PreparedCall } from '../../../src/proxy/protocols/types.js';
 
 // The relay's order between streams is decided within one turn of the event loop, which real sockets
@@ -67,7 +67,7 @@ const token = (text: string, id: number, finish: string | null = null) =>
 type Way = 'cut' | 'parsed';
 
 function streamingCall(way: Way): PreparedCall {
-  const call = chatProtocol.prepare({ model: 'policy', messages: [{ role: 'user', content: 'hi' }], stream: true }) as PreparedCall;
+  const call = chatProtocol.endpoints[0]!.prepare({ model: 'policy', messages: [{ role: 'user', content: 'hi' }], stream: true }) as PreparedCall;
   return way === 'cut' ? call : { ...call, streamCut: undefined };
 }
 

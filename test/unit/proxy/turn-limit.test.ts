@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TURN_LIMIT_UPSTREAM } from '../../../src/proxy/turn-limit.js';
-import type { ProxySession } from '../../../src/store/types.js';
+import { TURN_LIMIT_UPSTREAM } from '../../../src/proxy/calls/turn-limit.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 
 let fx: Fixture;

@@ -1,10 +1,11 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startSimServer } from '../../../src/model/server.js';
-import type { Policy } from '../../../src/model/policies/types.js';
+import { startSimServer } from '../../../src/sim/server.js';
+import type { Policy } from '../../../src/sim/policies/types.js';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RunningProxy, UpstreamTimeouts } from '../../../src/proxy/types.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
+import type { UpstreamTimeouts } from '../../../src/proxy/types.js';
 import { startStalledListener } from '../../helpers/stalled-listener.js';
 import { MemoryLogger, MemorySink, startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
 

@@ -87,7 +87,7 @@ describe('an edited answer for a Responses call (Codex)', () => {
     expect(() => parseForkAnswer('[{"type": "function_call", "name": "shell"}]', RESPONSES)).toThrow(/not valid: output\[0\]\.arguments/);
     expect(() => parseForkAnswer('[{"type": "function_call", "name": "exec", "arguments": "{}"}]', RESPONSES)).toThrow(/"exec", which the request does not declare[\s\S]*declared tools: shell, apply_patch/);
     expect(() => parseForkAnswer('[{"type": "function_call", "name": "shell", "arguments": "{}"}]', RESPONSES)).toThrow(/required parameter "command" is missing/);
-    expect(() => parseForkAnswer('"hello"', RESPONSES)).toThrow(/not a list or an assistant message object[\s\S]*Responses output items/);
+    expect(() => parseForkAnswer('"hello"', RESPONSES)).toThrow(/not an assistant message object[\s\S]*write a list of Responses output items/);
   });
 });
 

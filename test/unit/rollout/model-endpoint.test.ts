@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../../src/config/run.js';
 import { startModelEndpoint, type ModelEndpoint } from '../../../src/rollout/model-endpoint.js';
 import { Store } from '../../../src/store/store.js';
-import type { ProxySession } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
 import { UserError } from '../../../src/util/errors.js';
 import { startFakeVllm, type FakeVllm } from '../proxy/fake-vllm-upstream.js';
 

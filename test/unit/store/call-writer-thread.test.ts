@@ -8,7 +8,7 @@ import { CallWriterThread } from '../../../src/store/call-writer-thread.js';
 import { CallWriter } from '../../../src/store/call-writer.js';
 import { CONNECTION_PRAGMAS, SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
-import type { RecordedCall } from '../../../src/store/types.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 import { packageRoot } from '../../../src/util/paths.js';
 
 /** Call `seq` of a conversation whose prompt grows by 40 tokens a turn; its request comes as the harness's bytes. */

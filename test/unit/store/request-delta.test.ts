@@ -6,16 +6,17 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimServer, type SimServer } from '../../../src/model/server.js';
+import { startSimServer, type SimServer } from '../../../src/sim/server.js';
 import { startProxy } from '../../../src/proxy/server.js';
-import type { RunningProxy } from '../../../src/proxy/types.js';
+import type { RunningProxy } from '../../../src/proxy/server.js';
 import { STORE_FILE } from '../../../src/rollout/run.js';
 import { RequestDeltaWriter, sharedPrefixLength } from '../../../src/store/request-delta.js';
 import { SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
-import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 import type { Task } from '../../../src/tasks/types.js';
-import { INSTRUCTION, SOLVE_SH, makeTask, removeTaskDirs } from '../model/fixtures.js';
+import { INSTRUCTION, SOLVE_SH, makeTask, removeTaskDirs } from '../sim/fixtures.js';
 import { MemoryLogger } from '../proxy/proxy-fixture.js';
 
 /** A long system prompt, as real harnesses send: the part every later request repeats. */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../../src/store/store.js';
-import type { RecordedCall } from '../../../src/store/types.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 
 function call(seq: number, over: Partial<RecordedCall> = {}): RecordedCall {
   return {

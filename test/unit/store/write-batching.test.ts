@@ -2,12 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSimServer } from '../../../src/model/server.js';
+import { startSimServer } from '../../../src/sim/server.js';
 import { startProxy } from '../../../src/proxy/server.js';
 import { SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
 import { WriteBatcher } from '../../../src/store/write-batcher.js';
-import type { ProxySession, RecordedCall } from '../../../src/store/types.js';
+import type { ProxySession } from '../../../src/proxy/session.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 
 /** Call `seq` of a conversation whose prompt grows by 40 tokens a turn (long enough to be stored as a delta). */
 function turn(rolloutId: string, seq: number): RecordedCall {

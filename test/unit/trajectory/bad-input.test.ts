@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORE_FILE } from '../../../src/rollout/run.js';
-import { ownerLabel } from '../../../src/sandbox/owner.js';
+import { ownerLabel } from '../../../src/util/process-owner.js';
 import { SqliteDb } from '../../../src/store/sqlite.js';
 import { exportRun } from '../../../src/trajectory/export.js';
 import { trajectoryStats } from '../../../src/trajectory/stats.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../../src/model/chat-request.js';
-import { renderCompletion, renderPrompt } from '../../../src/model/chat-template.js';
-import { IM_END_ID, IM_START_ID } from '../../../src/model/special-tokens.js';
-import { decode, encode } from '../../../src/model/tokenizer.js';
+import type { ChatMessage } from '../../../src/sim/chat-request.js';
+import { renderCompletion, renderPrompt } from '../../../src/sim/chat-template.js';
+import { IM_END_ID, IM_START_ID } from '../../../src/sim/special-tokens.js';
+import { decode, encode } from '../../../src/sim/tokenizer.js';
 import { RolloutTrajectoryBuilder } from '../../../src/trajectory/builder.js';
 import { fromRecordedCall } from '../../../src/trajectory/trajectory-call.js';
 import { maskSpans, samplesOf } from './build-samples.js';

@@ -6,7 +6,7 @@ import { STORE_FILE } from '../../../src/rollout/run.js';
 import { MIGRATIONS } from '../../../src/store/schema.js';
 import { SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
-import type { RecordedCall } from '../../../src/store/types.js';
+import type { RecordedCall } from '../../../src/records/call.js';
 import { exportRun } from '../../../src/trajectory/export.js';
 import { samplesOf } from './build-samples.js';
 import { BASH_TOOL, ChatHistory, finalAnswer, RecordedRun, toolCall } from './recorded-run.js';

@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChatMessage, ToolDefinition } from '../../../src/model/chat-request.js';
-import { renderCompletion, renderPrompt } from '../../../src/model/chat-template.js';
-import type { PolicyAnswer } from '../../../src/model/policies/types.js';
+import type { ChatMessage, ToolDefinition } from '../../../src/sim/chat-request.js';
+import { renderCompletion, renderPrompt } from '../../../src/sim/chat-template.js';
+import type { PolicyAnswer } from '../../../src/sim/policies/types.js';
 import { STORE_FILE } from '../../../src/rollout/run.js';
 import { Store } from '../../../src/store/store.js';
-import type { CallLabel, RecordedCall } from '../../../src/store/types.js';
+import type { CallLabel, RecordedCall } from '../../../src/records/call.js';
 
 /**
  * Records calls into a real run store the way the recording proxy does with the sim upstream:

@@ -1,0 +1,65 @@
+import { isRecord } from '../../../util/is-record.js';
+import type { AnswerView, ProtocolRecords } from '../types.js';
+
+const CHAT_EXAMPLE = '{"content": "…", "tool_calls": [{"type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}]}';
+
+/** A Chat assistant message as an example, for every protocol's hint (each also takes one). */
+export const CHAT_ANSWER_SHAPE = `a Chat assistant message such as ${CHAT_EXAMPLE}`;
+
+function messages(request: unknown): unknown[] | undefined {
+  return isRecord(request) && Array.isArray(request.messages) ? request.messages : undefined;
+}
+
+function assistantMessage(response: unknown): Record<string, unknown> | undefined {
+  const choice = isRecord(response) && Array.isArray(response.choices) ? response.choices[0] : undefined;
+  return isRecord(choice) && isRecord(choice.message) ? choice.message : undefined;
+}
+
+/** How recorded Chat Completions calls read. */
+export const chatRecords: ProtocolRecords = {
+  requestMessages: (request) => messages(request) ?? [],
+
+  answerMessages(response) {
+    const message = assistantMessage(response);
+    return message ? [message] : [];
+  },
+
+  answerView(response) {
+    const out: AnswerView = { text: '', toolCalls: [] };
+    const message = assistantMessage(response);
+    if (!message) return out;
+    const content = message.content;
+    out.text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('') : '';
+    for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+      const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+      if (fn) out.toolCalls.push({ name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
+    }
+    return out;
+  },
+
+  messageList: messages,
+
+  imageUrl(part) {
+    if (!isRecord(part) || part.type !== 'image_url') return undefined;
+    const url = isRecord(part.image_url) ? part.image_url.url : part.image_url;
+    return typeof url === 'string' ? url : undefined;
+  },
+
+  editableAnswer(response) {
+    const message = assistantMessage(response);
+    const calls = Array.isArray(message?.tool_calls) ? message.tool_calls : [];
+    return {
+      content: message?.content ?? null,
+      ...(calls.length > 0
+        ? { tool_calls: calls.filter(isRecord).map((t) => ({ type: 'function', function: { name: (t.function as { name?: unknown })?.name, arguments: (t.function as { arguments?: unknown })?.arguments } })) }
+        : {}),
+    };
+  },
+
+  recordedAnswer: assistantMessage,
+
+  // a Chat answer is read as the Chat assistant message it is
+  answerAsChat: () => undefined,
+
+  answerShape: CHAT_ANSWER_SHAPE,
+};
