@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# One command from a fresh Debian/Ubuntu machine to a working OpenForge: npm deps, a running Docker
-# engine, the build, and the images (base from debootstrap, workspace, claw-basic task images).
-# Idempotent: on a machine that has all of it, it only checks and finishes in seconds.
-#   --harnesses[=a,b]  also build the real harness layers (all, or the named ones: qwen-code, openclaw,
-#                      claude-code, codex) from npm; about 3 GB, cached by content hash like every image.
+# One command from a fresh Debian/Ubuntu machine to a working OpenForge (`npm run setup`): npm deps, a running
+# Docker engine, the build, and the images (base from debootstrap, workspace, browser, the example suites' task
+# images, and the real harness layers). Idempotent: on a machine that has all of it, it only checks.
+#   --no-harnesses      skip the real harness layers (about 3 GB, built from npm on first use otherwise)
+#   --harnesses=a,b     build only these harness layers (qwen-code, openclaw, claude-code, codex, opencode)
+# Builds that fetch over https trust the system's trust store (OPENFORGE_EXTRA_CA names another bundle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-harnesses=""
+harnesses="all"
 for arg in "$@"; do
   case "$arg" in
+    --no-harnesses) harnesses="" ;;
     --harnesses) harnesses="all" ;;
     --harnesses=*) harnesses="${arg#--harnesses=}" ;;
-    *) printf 'setup: unknown option %s (known: --harnesses[=a,b])\n' "$arg" >&2; exit 2 ;;
+    *) printf 'setup: unknown option %s (known: --no-harnesses, --harnesses=a,b)\n' "$arg" >&2; exit 2 ;;
   esac
 done
 
@@ -61,22 +63,9 @@ command -v chromium >/dev/null 2>&1 || { log "installing chromium (inspector tes
 log "building"
 npm run build --silent
 
-# The node image, the browser image and harness layers fetch from npm over https inside the build, which
-# needs this machine's trust store when a TLS-inspecting proxy sits in between, so the system bundle is
-# passed in (used by the fetching stage only: it is not part of these images' tags). The workspace image is
-# built without it: a bundle given there is installed in the image for tasks, and changes its tag.
-fetch_ca="${OPENFORGE_EXTRA_CA:-}"
-if [ -z "$fetch_ca" ]; then
-  for ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
-    if [ -s "$ca" ]; then fetch_ca="$ca"; break; fi
-  done
-fi
-log "building images${fetch_ca:+ (fetching with CA bundle $fetch_ca)}"
-OPENFORGE_EXTRA_CA="$fetch_ca" node bin/openforge.js images node --quiet
+log "building images"
+node bin/openforge.js images node --quiet
 node bin/openforge.js images build --quiet --tasks envs/claw-basic
-
-# 6. The browser image, browser task images and harness layers.
-export OPENFORGE_EXTRA_CA="$fetch_ca"
 log "building the browser image and browser-basic task images"
 node bin/openforge.js images browser --quiet --tasks envs/browser-basic
 if [ -n "$harnesses" ]; then

@@ -21,7 +21,7 @@
 // token waits for its prompt's prefill (--prefill-tokens-per-s, 50 000 by default: the bench's prompt in
 // ~46 ms), and a decode step lasts 5 ms or the answers being decoded over the engine's decode throughput
 // (--decode-tokens-per-s, 12 500 by default: ~5 ms at 64 streams, ~20 ms at 256), as with continuous
-// batching; both rates are above published vLLM figures for an 8B model on an H100 (docs/perf.md). It
+// batching; both rates are above published vLLM figures for an 8B model on an H100 (docs/performance.md). It
 // measures streams alone, with CPU per stream. Latency is the model call's alone, never the tool time.
 // Added latency is measured per call: the sim times each call it serves (request headers to the
 // answer's last byte, found by an id in the user message), and a call's `hop` is its latency at the
@@ -37,7 +37,7 @@
 // each body whole and parses it as the proxy does, then forwards it: what the web framework and the JSON parse
 // cost, so that the proxy's own work shows apart from them.
 // The target `proxy-nice0` (not run by default) is a second recording proxy
-// that leaves them so, to compare the two in one run (docs/perf.md).
+// that leaves them so, to compare the two in one run (docs/performance.md).
 // Every target asks the upstream for the same work: the direct and pass-through requests carry the
 // token-capture fields the proxy adds (logprobs, return_token_ids, usage in streams), so the upstream
 // answers all of them alike.
@@ -132,7 +132,7 @@ if (perfDir) {
  * (`jit-<pid>.dump`, in the server's working directory: DIR), which `perf inject --jit` turns into names
  * for every sample. A perf map (`--perf-basic-prof`) logs code creation only, and V8 reuses the
  * addresses of code it dropped: perf then charged samples of the socket writes to a function compiled
- * later at their address (docs/perf.md, thirtieth session).
+ * later at their address.
  */
 const serverNodeFlags = perfDir ? ['--perf-prof', '--interpreted-frames-native-stack'] : [];
 if (!(REQUEST_KB > 0)) throw new Error(`--request-kb ${values['request-kb']}: use a number of kilobytes, more than 0`);

@@ -11,7 +11,7 @@ const ViewportSchema = z.strictObject({
   height: z.number().int().min(100, 'height must be at least 100 px').max(4320, 'height must be at most 4320 px'),
 });
 
-/** `[environment.browser]`: where a browser task's episode starts (GUI-CONTRACT.md). */
+/** `[environment.browser]`: where a browser task's episode starts (docs/browser.md). */
 const BrowserSchema = z.strictObject({
   start_url: z
     .string()

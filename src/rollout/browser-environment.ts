@@ -2,7 +2,7 @@ import { browserSettings, type BrowserSettings, type Task } from '../config/task
 import type { Sandbox } from '../sandbox/types.js';
 import { RolloutError } from '../util/errors.js';
 
-/** Starts Xvfb, the window manager, VNC/noVNC, the task's sites and the env server (GUI-CONTRACT.md). */
+/** Starts Xvfb, the window manager, VNC/noVNC, the task's sites and the env server (docs/browser.md). */
 export const START_BROWSER_ENV = '/opt/openforge/bin/start-browser-env';
 /** The env server inside a browser container; harnesses reach it here. */
 export const ENV_SERVER_URL = 'http://127.0.0.1:7000';

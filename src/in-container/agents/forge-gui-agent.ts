@@ -17,7 +17,7 @@ import { Transcript } from "./kit/transcript.js";
 export type { ToolCall } from "./kit/chat-client.js";
 
 export interface GuiAgentOptions extends AgentRunOptions {
-  /** The browser env server (GUI-CONTRACT.md). */
+  /** The browser env server (docs/browser.md). */
   envUrl?: string;
   /** The prompt holds N to 2N screenshots: past 2N, all but the newest N become a text note (prompts stay bounded). */
   keepScreenshots?: number;

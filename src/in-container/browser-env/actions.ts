@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The canonical browser action set (GUI-CONTRACT.md). Every vendor schema (Anthropic, OpenAI, Qwen,
+ * The canonical browser action set (docs/browser.md). Every vendor schema (Anthropic, OpenAI, Qwen,
  * OSWorld, pyautogui, element refs) is translated into these before the env server runs them.
  * Coordinates are CSS pixels of the viewport; scroll deltas are CSS pixels.
  */

@@ -13,7 +13,7 @@ export interface CallSignal {
  * A call's cancellation, aborted when its client hangs up: an `AbortController` and its signal in
  * one small object. On Node 20 an `AbortSignal` is an `EventTarget`, built with maps of its own: a
  * controller, its signal and one listener cost ~10 µs a call in a loop, and perf put ~35 µs of every
- * call's serving-thread time in place on them (twenty-eighth session, docs/perf.md). Listeners run
+ * call's serving-thread time in place on them (docs/performance.md). Listeners run
  * once, in the order they were added; one added after the abort never runs, as with `AbortSignal`.
  */
 export class CallCancel implements CallSignal {

@@ -78,7 +78,7 @@ export class DockerBackend implements SandboxBackend {
     const info = await network.inspect();
     const gateway = info.IPAM?.Config?.[0]?.Gateway as string | undefined;
     if (!gateway) throw new RolloutError('infrastructure', `Docker network ${name} has no gateway address`);
-    // A holder costs about a container's start; it pays off from its second borrower on (docs/perf.md).
+    // A holder costs about a container's start; it pays off from its second borrower on (docs/performance.md).
     const lendNamespaces = plan === undefined || plan.sandboxes >= HOLDER_BORROWERS_WORTH_IT * plan.atOnce;
     return { mode, name, proxyHost: gateway, lendNamespaces };
   }

@@ -12,11 +12,15 @@ import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
 import { statusOf } from './errors.js';
 import { moduleClosure } from './compiled-modules.js';
-import { readExtraCa } from './extra-ca.js';
+import { readExtraCa, systemTrustStore } from './extra-ca.js';
 import { populateHarnessVolume, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
 
 export interface ImageBuildOptions {
-  /** A PEM bundle made available inside builds (and images) that fetch over https. */
+  /**
+   * A PEM bundle made available inside builds that fetch over https (node, browser, harness layers) and
+   * installed in the workspace image for tasks. Without one, fetching builds use the host's system trust
+   * store and the workspace image gets none.
+   */
   extraCaFile?: string;
   /** Debian mirror for debootstrap. */
   debianMirror?: string;
@@ -42,14 +46,18 @@ const BROWSER_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start
  */
 export class ImageBuilder {
   private readonly pending = new Map<string, Promise<string>>();
-  /** The extra CA bundle's bytes (empty without one), checked here: a bad path fails before any build. */
+  /** The given CA bundle's bytes (empty without one), checked here: a bad path fails before any build. */
   private readonly extraCaContent: Buffer;
+  /** What fetching build stages trust: the given bundle, else the host's system trust store (empty without either). */
+  private readonly fetchCaContent: Buffer;
 
   constructor(
     private readonly docker: Docker,
     private readonly options: ImageBuildOptions = {},
   ) {
     this.extraCaContent = options.extraCaFile ? readExtraCa(options.extraCaFile) : Buffer.alloc(0);
+    const system = options.extraCaFile ? undefined : systemTrustStore();
+    this.fetchCaContent = system ? readExtraCa(system) : this.extraCaContent;
   }
 
   baseTag(): string {
@@ -211,14 +219,15 @@ export class ImageBuilder {
 
   /**
    * Builds an image whose build stage installs npm packages over https (harness layers, the browser image):
-   * the extra CA reaches that stage only, and a certificate error without one says how to pass it.
+   * the CA bundle (the given one, else the system trust store) reaches that stage only, and a certificate
+   * error without a given one says how to pass it.
    */
   private async buildFetchingStage(tag: string, files: { name: string; content: Buffer; mode?: number }[], buildargs: Record<string, string>): Promise<void> {
     try {
-      await this.build(tag, [...files, this.extraCa()], buildargs, 1800);
+      await this.build(tag, [...files, { name: 'extra-ca.crt', content: this.fetchCaContent }], buildargs, 1800);
     } catch (err) {
       if (!this.options.extraCaFile && /certificate/i.test(errorMessage(err))) {
-        throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here; pass the host's CA bundle (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
+        throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here and ${systemTrustStore() ?? 'no system trust store'} does not trust it; pass a CA bundle that does (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
       }
       throw err;
     }

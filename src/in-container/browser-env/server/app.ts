@@ -17,7 +17,7 @@ function badRequest(error: z.ZodError): { error: string } {
   return { error: `invalid request: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` };
 }
 
-/** The env server's HTTP API (GUI-CONTRACT.md): /health, /reset, /step, /observation, /evaluate, /mcp. */
+/** The env server's HTTP API (docs/browser.md): /health, /reset, /step, /observation, /evaluate, /mcp. */
 export function buildApp(env: BrowserEnv, options: AppOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => ({ error: message })) });
 
