@@ -42,6 +42,13 @@ module.exports = {
       to: { path: outside('engine-wire', 'records') },
     },
     {
+      name: 'families-know-only-themselves',
+      severity: 'error',
+      comment: 'src/families holds model families (chat template, tokenizer, completion format): pure functions the sim, the proxy and training data share.',
+      from: { path: layer('families') },
+      to: { path: outside('families', 'records', 'util') },
+    },
+    {
       name: 'store-imports-only-records-and-engine-wire',
       severity: 'error',
       comment: 'src/store keeps records in SQLite; it may read engine answers (engine-wire) and use util, nothing above.',
@@ -123,12 +130,12 @@ module.exports = {
       severity: 'error',
       comment: 'An import that resolves to nothing fails at run time.',
       from: { path: '^src/' },
-      to: { couldNotResolve: true },
+      // a type-only import of a package's declaration file (src/types.d.ts), which tsc resolves and Node never loads
+      to: { couldNotResolve: true, pathNot: '^hyparquet-writer/src/types\\.js$' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: { path: ['^src/', 'node_modules'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.d.ts'] },

@@ -2,46 +2,26 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { KubernetesSectionSchema } from '../sandbox/kubernetes/config.js';
+import { CustomHarnessSchema } from '../harness/custom.js';
+import { harnessNames } from '../harness/registry.js';
+import { kubernetesPlugin } from '../sandbox/kubernetes/plugin.js';
+import { backendNames, backendPlugin } from '../sandbox/registry.js';
 import { UserError } from '../util/errors.js';
 import { formatIssues } from './zod-errors.js';
 
-export const HARNESS_NAMES = ['forge-agent', 'forge-gui-agent', 'oracle', 'nop', 'qwen-code', 'openclaw', 'claude-code', 'codex', 'opencode', 'custom'] as const;
-
-/**
- * `harness: custom`: a user-supplied harness binary (ZeroClaw, an in-house agent, …). Placeholders in
- * `command` and `env`: {base_url} (the proxy, …/v1), {api_key} (the rollout's secret), {model},
- * {instruction_file}, {max_turns}.
- */
-export const CustomHarnessSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-  /** A host folder (relative to the run.yaml) copied to /opt/harness/<name> in every rollout container. */
-  install_dir: z.string().min(1).optional(),
-  command: z.array(z.string()).min(1),
-  env: z.record(z.string(), z.string()).default({}),
-  /** Sandbox paths collected into the rollout's artifacts. */
-  transcripts: z.array(z.string().startsWith('/')).default([]),
-  uses_model: z.boolean().default(true),
-  min_memory_mb: z.number().int().min(64).optional(),
-});
-export type CustomHarnessConfig = z.infer<typeof CustomHarnessSchema>;
-
 const TimeoutsSchema = z.strictObject({
-  /** Container create + start + exec-ready. */
-  start_sec: z.number().positive().default(60),
-  /** Overrides every task's [agent] timeout_sec when set. */
-  agent_sec: z.number().positive().optional(),
-  /** Overrides every task's [verifier] timeout_sec when set. */
-  verifier_sec: z.number().positive().optional(),
-  setup_sec: z.number().positive().default(60),
-  collect_sec: z.number().positive().default(60),
-  teardown_sec: z.number().positive().default(30),
+  start_sec: z.number().positive().default(60).describe('Container create + start + ready to exec.'),
+  agent_sec: z.number().positive().optional().describe("The harness's run; overrides every task's `[agent] timeout_sec` when set."),
+  verifier_sec: z.number().positive().optional().describe("The grader's run; overrides every task's `[verifier] timeout_sec` when set."),
+  setup_sec: z.number().positive().default(60).describe("Writing the harness's config and the instruction into the sandbox."),
+  collect_sec: z.number().positive().default(60).describe('Copying logs and transcripts out.'),
+  teardown_sec: z.number().positive().default(30).describe('Removing the sandbox.'),
 });
 
 const ResourcesSchema = z.strictObject({
-  cpus: z.number().positive().max(64).default(1),
-  memory_mb: z.number().int().min(64).default(1024),
-  pids: z.number().int().min(16).default(512),
+  cpus: z.number().positive().max(64).default(1).describe('CPU cores each rollout container may use.'),
+  memory_mb: z.number().int().min(64).default(1024).describe("Each container's memory limit (a harness may raise it to its own floor)."),
+  pids: z.number().int().min(16).default(512).describe('Processes each container may run.'),
 });
 
 /** More servers of the model at `upstream` (`model.replicas`, a rollout request's `replicas`). */
@@ -57,15 +37,19 @@ export function replicasBesideUrl(model: { upstream: string; replicas?: string[]
   }
 }
 
+/** A name one of the registries knows (harnesses, backends): checked when the file is read, so the error lists the names. */
+function registeredName(what: string, names: () => string[]) {
+  return z.string().superRefine((name, ctx) => {
+    if (!names().includes(name)) ctx.addIssue({ code: 'custom', message: `unknown ${what} "${name}"; use one of: ${names().join(', ')}` });
+  });
+}
+
+// Keys added after the first release are optional rather than defaulted (replicas, warm_pool,
+// backend_wait_sec): a config that does not set them keeps its hash, so its unfinished runs still resume.
 export const RunConfigSchema = z.strictObject({
-  /** A suite folder, a task folder, or a list of them; relative to the run.yaml. */
-  tasks: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  harness: z.enum(HARNESS_NAMES).default('forge-agent'),
-  custom_harness: CustomHarnessSchema.optional(),
-  /**
-   * Extra environment for the harness process, over what its adapter sets: the harness's own feature
-   * switches, e.g. `CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: "1"`.
-   */
+  tasks: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('A suite folder, a task folder, or a list of them; relative to the run.yaml.'),
+  harness: registeredName('harness', harnessNames).default('forge-agent').describe('What runs in each rollout container: a built-in agent, a real harness, or `custom` (docs/harnesses.md).'),
+  custom_harness: CustomHarnessSchema.optional().describe('For `harness: custom`: a harness binary of your own (docs/harnesses.md).'),
   harness_env: z
     .record(z.string(), z.string())
     .superRefine((env, ctx) => {
@@ -73,54 +57,43 @@ export const RunConfigSchema = z.strictObject({
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'not an environment variable name (letters, digits and _, not starting with a digit)' });
       }
     })
-    .default({}),
+    .default({})
+    .describe("Extra environment for the harness process, over what its adapter sets: the harness's own switches, e.g. `CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: \"1\"`."),
   model: z
     .strictObject({
-      /** `sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1). */
-      upstream: z.string().min(1).default('sim:oracle'),
-      /**
-       * More servers of the same model (base URLs …/v1), served alongside `upstream`: each rollout sticks to one
-       * (its prefix cache), and one that keeps failing is left out for a while. Optional rather than defaulted,
-       * so configs written before it keep their hash (and resume).
-       */
-      replicas: REPLICAS_SCHEMA,
-      /** Model name sent upstream (forced onto every call). */
-      name: z.string().min(1).default('policy'),
-      kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm'),
+      upstream: z.string().min(1).default('sim:oracle').describe('`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1).'),
+      replicas: REPLICAS_SCHEMA.describe('More servers of the same model (base URLs …/v1) beside `upstream`: each rollout sticks to one (its prefix cache), and one that keeps failing is left out for a while.'),
+      name: z.string().min(1).default('policy').describe('Model name sent upstream (forced onto every call).'),
+      kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm').describe('What the upstream is: vLLM and SGLang return token ids; any other OpenAI-compatible server is recorded without them.'),
       sampling: z
         .strictObject({
-          temperature: z.number().min(0).max(2).optional(),
-          max_tokens: z.number().int().positive().optional(),
+          temperature: z.number().min(0).max(2).optional().describe('Forced onto every call.'),
+          max_tokens: z.number().int().positive().optional().describe('A cap: a harness may ask for fewer tokens, never more.'),
         })
-        .default({}),
+        .default({})
+        .describe('Sampling settings forced onto every upstream call.'),
     })
     .superRefine(replicasBesideUrl)
-    .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} }),
-  rollouts_per_task: z.number().int().min(1).max(10_000).default(1),
-  concurrency: z.number().int().min(1).max(512).default(4),
-  /**
-   * How many of the next rollouts get their container started while earlier ones run (0: none); `concurrency`
-   * when absent. Optional rather than defaulted, so configs written before it keep their hash (and resume).
-   */
-  warm_pool: z.number().int().min(0).max(512).optional(),
-  backend: z.enum(['docker', 'kubernetes']).default('docker'),
-  /** Cluster settings for `backend: kubernetes` (see docs/kubernetes.md). */
-  kubernetes: KubernetesSectionSchema.optional(),
-  timeouts: TimeoutsSchema.default({ start_sec: 60, setup_sec: 60, collect_sec: 60, teardown_sec: 30 }),
-  network: z.enum(['none', 'proxy-only', 'public']).default('proxy-only'),
-  resources: ResourcesSchema.default({ cpus: 1, memory_mb: 1024, pids: 512 }),
-  /** The runs folder: the SQLite store and each rollout's artifacts go here; relative to the run.yaml. */
-  output: z.string().min(1).default('runs'),
-  max_turns: z.number().int().min(1).max(1000).default(30),
+    .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} })
+    .describe('The policy the harnesses talk to, through the recording proxy.'),
+  rollouts_per_task: z.number().int().min(1).max(10_000).default(1).describe('Rollouts of each task (a GRPO group; pass@k uses them).'),
+  concurrency: z.number().int().min(1).max(512).default(4).describe('Rollouts running at once.'),
+  warm_pool: z.number().int().min(0).max(512).optional().describe('How many of the next rollouts get their container started while earlier ones run (0: none); `concurrency` when absent.'),
+  backend: registeredName('backend', backendNames).default('docker').describe('Where sandboxes run: the local Docker engine, or a Kubernetes cluster (with its section).'),
+  kubernetes: kubernetesPlugin.section!.optional().describe('Cluster settings for `backend: kubernetes` (docs/kubernetes.md).'),
+  timeouts: TimeoutsSchema.default({ start_sec: 60, setup_sec: 60, collect_sec: 60, teardown_sec: 30 }).describe("Each phase's deadline, in seconds."),
+  network: z.enum(['none', 'proxy-only', 'public']).default('proxy-only').describe('What a rollout container may reach: nothing, the recording proxy alone, or the internet too.'),
+  resources: ResourcesSchema.default({ cpus: 1, memory_mb: 1024, pids: 512 }).describe("Each rollout container's limits."),
+  output: z.string().min(1).default('runs').describe("The runs folder: the SQLite store and each rollout's artifacts go here; relative to the run.yaml."),
+  max_turns: z.number().int().min(1).max(1000).default(30).describe('Policy calls a rollout may make; enforced by the harness where it has a flag, else by the proxy.'),
   retries: z
     .strictObject({
-      infrastructure: z.number().int().min(0).max(10).default(2),
-      /** How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops. Optional, so older configs keep their hash. */
-      backend_wait_sec: z.number().int().min(1).max(86_400).optional(),
+      infrastructure: z.number().int().min(0).max(10).default(2).describe('Retries of a rollout that failed before its agent started (image, start, setup).'),
+      backend_wait_sec: z.number().int().min(1).max(86_400).optional().describe("How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops."),
     })
-    .default({ infrastructure: 2 }),
-  /** A rollout passes (for pass@k / pass^k) when its reward is at least this. */
-  pass_threshold: z.number().min(0).max(1).default(1),
+    .default({ infrastructure: 2 })
+    .describe('What is retried, and how long a retry waits.'),
+  pass_threshold: z.number().min(0).max(1).default(1).describe('A rollout passes (for pass@k / pass^k) when its reward is at least this.'),
 });
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
@@ -167,11 +140,11 @@ export function resolveRunConfig(raw: unknown, file: string): LoadedRunConfig {
       config.custom_harness.install_dir = dir;
     }
   }
-  if (config.backend === 'kubernetes') {
-    if (!config.kubernetes) {
-      throw new UserError(`${file}: backend: "kubernetes" needs a kubernetes section`, 'give it at least images.registry and proxy.address; see docs/kubernetes.md');
-    }
-    if (config.kubernetes.kubeconfig) config.kubernetes.kubeconfig = path.resolve(dir, config.kubernetes.kubeconfig);
+  const backend = backendPlugin(config.backend);
+  if (backend.section) {
+    const section = (config as Record<string, unknown>)[backend.name];
+    if (section === undefined) throw new UserError(`${file}: backend: "${backend.name}" needs a ${backend.name} section`, backend.sectionHint);
+    backend.resolvePaths?.(section, dir);
   }
   const usesModel = config.harness === 'custom' ? config.custom_harness!.uses_model : config.harness !== 'oracle' && config.harness !== 'nop';
   if (config.network === 'none' && usesModel) {

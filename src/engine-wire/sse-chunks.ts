@@ -73,7 +73,7 @@ export function parseChunk(data: string): ChatBody {
     value = JSON.parse(data);
   } catch (err) {
     const what = err instanceof SyntaxError ? 'JSON' : 'a JSON object';
-    throw new Error(`upstream sent an event that is not ${what}: ${data.slice(0, 200)}`);
+    throw new Error(`upstream sent an event that is not ${what}: ${data.slice(0, 200)}`, { cause: err });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Error(`upstream sent an event that is not a JSON object: ${data.slice(0, 200)}`);

@@ -1,5 +1,21 @@
-import type { CustomHarnessConfig } from '../config/run.js';
+import { z } from 'zod';
 import type { Harness, HarnessContext } from './types.js';
+
+/**
+ * `harness: custom`: a user-supplied harness binary (ZeroClaw, an in-house agent, …). Placeholders in
+ * `command` and `env`: {base_url} (the proxy, …/v1), {api_key} (the rollout's secret), {model},
+ * {instruction_file}, {max_turns}.
+ */
+export const CustomHarnessSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes').describe("The harness's name, recorded with its rollouts."),
+  install_dir: z.string().min(1).optional().describe('A host folder (relative to the run.yaml) copied to /opt/harness/<name> in every rollout container.'),
+  command: z.array(z.string()).min(1).describe('The headless command, run directly (wrap it in `bash -c` for shell syntax); placeholders are filled in.'),
+  env: z.record(z.string(), z.string()).default({}).describe('Its environment; placeholders are filled in.'),
+  transcripts: z.array(z.string().startsWith('/')).default([]).describe("Sandbox paths collected into the rollout's artifacts."),
+  uses_model: z.boolean().default(true).describe('False for a harness that makes no model call (no proxy session is opened).'),
+  min_memory_mb: z.number().int().min(64).optional().describe("A floor under the run's `resources.memory_mb` for its containers."),
+});
+export type CustomHarnessConfig = z.infer<typeof CustomHarnessSchema>;
 
 /** Where a custom harness's install folder is copied in the container. */
 export function customInstallDir(name: string): string {

@@ -1,6 +1,5 @@
-import type { RunConfig } from '../config/run.js';
 import { UserError } from '../util/errors.js';
-import { customHarness } from './custom.js';
+import { customHarness, type CustomHarnessConfig } from './custom.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { forgeAgent } from './forge-agent/index.js';
@@ -12,6 +11,7 @@ import { oracle } from './oracle.js';
 import { qwenCode } from './qwen-code/index.js';
 import type { Harness } from './types.js';
 
+/** Every harness run.yaml may name, besides `custom`; a new one is a folder with its adapter plus one entry here. */
 const HARNESSES: Record<string, Harness> = {
   [forgeAgent.name]: forgeAgent,
   [forgeGuiAgent.name]: forgeGuiAgent,
@@ -25,7 +25,7 @@ const HARNESSES: Record<string, Harness> = {
 };
 
 /** The harness a run config names; `custom` is built from its custom_harness section. */
-export function harnessFor(config: Pick<RunConfig, 'harness' | 'custom_harness'>): Harness {
+export function harnessFor(config: { harness: string; custom_harness?: CustomHarnessConfig }): Harness {
   if (config.harness === 'custom') {
     if (!config.custom_harness) throw new UserError('harness "custom" needs a custom_harness section in run.yaml');
     return customHarness(config.custom_harness);
@@ -40,6 +40,7 @@ export function getHarness(name: string): Harness {
   return h;
 }
 
+/** What run.yaml's `harness` may be: every registered harness, and `custom`. */
 export function harnessNames(): string[] {
-  return Object.keys(HARNESSES);
+  return [...Object.keys(HARNESSES), 'custom'];
 }

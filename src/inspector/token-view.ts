@@ -1,4 +1,4 @@
-import { tokenText } from '../sim/tokenizer.js';
+import { tokenText } from '../families/chatml/tokenizer.js';
 import type { RecordedCall } from '../records/call.js';
 import { RolloutTrajectoryBuilder, type RolloutContext } from '../trajectory/builder.js';
 import { fromRecordedCall } from '../trajectory/trajectory-call.js';

@@ -4,7 +4,7 @@ import { summarize, type RunSummary } from '../analytics/run-summary.js';
 import { listArtifacts, type ArtifactFile } from './artifacts.js';
 import type { AnswerView } from '../proxy/protocols/types.js';
 import { protocolRecords } from '../proxy/protocols/registry.js';
-import { answerOf, imagesIn, newMessages } from './call-content.js';
+import { answerOf, imagesIn, newMessages } from '../trajectory/call-content.js';
 import { artifactsDir, type RunFolder } from './run-folder.js';
 import { rolloutTokenViews, type CallTokens } from './token-view.js';
 

@@ -36,7 +36,7 @@ export async function runSlot(
       await deps.store.addRollout({ id: next, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt: attempt + 1, harness: deps.harness.name, parent: deps.parent });
       await deps.store.updateRollout(next, { status: 'error', errorType: 'cancelled', errorMessage: message, finishedAt: Date.now() });
       if (err instanceof BackendUnreachableError) throw err;
-      if (!deps.signal.aborted) throw new Error(`waiting to retry ${slot.task.id}#${slot.sampleIndex} failed: ${errorMessage(err)}`);
+      if (!deps.signal.aborted) throw new Error(`waiting to retry ${slot.task.id}#${slot.sampleIndex} failed: ${errorMessage(err)}`, { cause: err });
       return { rolloutId: next, outcome: { reward: null, errorType: 'cancelled', errorMessage: message, beforeAgent: true } };
     }
   }

@@ -6,7 +6,7 @@ import { messageKey } from '../trajectory/conversation.js';
 import { harnessFor } from '../harness/registry.js';
 import { BEYOND_SCRIPT_UPSTREAM } from '../proxy/calls/scripted-answers.js';
 import { type ScriptedAnswer } from '../proxy/session.js';
-import { answerOf, newMessages } from '../inspector/call-content.js';
+import { answerOf, newMessages } from '../trajectory/call-content.js';
 import { loadEpisode, type Episode } from './episode.js';
 import { answeredPolicyCalls, recordedScript } from './recorded-script.js';
 import { executeRun, STORE_FILE } from './run.js';

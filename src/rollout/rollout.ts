@@ -90,64 +90,110 @@ export interface RolloutOutcome {
 const INSTRUCTION_PATH = '/logs/agent/instruction.md';
 
 /**
- * One rollout, phase by phase: image → start → setup → agent → verify → collect → teardown. Each phase
- * has its own timeout; the verifier runs in the same container after the agent, even when the agent
- * crashed or timed out (the workspace is graded as it was left).
+ * One rollout, phase by phase: image → start → environment → setup → agent → verify → collect →
+ * teardown. Each phase has its own timeout; the verifier runs in the same container after the agent,
+ * even when the agent crashed or timed out (the workspace is graded as it was left).
  */
-export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<RolloutOutcome> {
-  const { config, harness, store, task } = { ...deps, task: slot.task };
-  const phases: Record<string, number> = {};
-  const artifacts = path.join(deps.runDir, task.id, `${slot.sampleIndex}-a${slot.attempt}`);
-  mkdirSync(artifacts, { recursive: true });
-  const log = (kind: string, message: string) => store.addEvent(slot.rolloutId, kind, message).catch(() => undefined);
-  const timed = async <T>(name: string, limitSec: number, type: ErrorType, fn: () => Promise<T>): Promise<T> => {
-    const started = Date.now();
+export function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<RolloutOutcome> {
+  return new RolloutTrial(deps, slot).run();
+}
+
+/** What the setup phase hands the agent phase: the harness's context, the files it starts with, its environment. */
+interface AgentStart {
+  hctx: HarnessContext;
+  files: FileToWrite[];
+  env: Record<string, string>;
+}
+
+/** The state of one rollout as its phases run; `run` is the whole trial, each other method one phase. */
+class RolloutTrial {
+  private readonly task: Task;
+  private readonly artifacts: string;
+  /** Milliseconds each phase took, recorded with the rollout. */
+  private readonly phases: Record<string, number> = {};
+  private sandbox: Sandbox | undefined;
+  private secret: string | undefined;
+  private agentStarted = false;
+  private agentError: RolloutError | undefined;
+  private reward: Reward | undefined;
+  private logsCollected = false;
+
+  constructor(
+    private readonly deps: RolloutDeps,
+    private readonly slot: RolloutSlot,
+  ) {
+    this.task = slot.task;
+    this.artifacts = path.join(deps.runDir, slot.task.id, `${slot.sampleIndex}-a${slot.attempt}`);
+    mkdirSync(this.artifacts, { recursive: true });
+  }
+
+  async run(): Promise<RolloutOutcome> {
+    const { deps, slot } = this;
+    await deps.store.updateRollout(slot.rolloutId, { status: 'running', startedAt: Date.now() });
     try {
-      return await withDeadline(fn(), limitSec * 1000, () => new RolloutError(type, `${name} phase exceeded ${limitSec} s`));
+      throwIfAborted(deps.signal);
+      const { image, mounts } = await this.image();
+      throwIfAborted(deps.signal);
+      const box = await this.start(image, mounts);
+      await this.environment(box);
+      const start = await this.setup(box);
+      throwIfAborted(deps.signal);
+      await this.agent(box, start);
+      throwIfAborted(deps.signal);
+      await this.verify(box);
+    } catch (err) {
+      if (this.secret) deps.sessions.close(this.secret);
+      const failure = deps.signal.aborted ? new RolloutError('cancelled', 'the run was interrupted') : asRolloutError(err);
+      await this.finish(failure);
+      return { reward: null, errorType: failure.type, errorMessage: failure.message, beforeAgent: !this.agentStarted };
     } finally {
-      phases[name] = Date.now() - started;
+      if (this.sandbox) await this.collectAndTeardown(this.sandbox);
     }
-  };
+    await this.finish(this.agentError);
+    return { reward: this.reward!.value, errorType: this.agentError?.type ?? null, errorMessage: this.agentError?.message ?? null, beforeAgent: false };
+  }
 
-  let sandbox: Sandbox | undefined;
-  let secret: string | undefined;
-  let agentStarted = false;
-  let agentError: RolloutError | undefined;
-  let reward: Reward | undefined;
-  let logsCollected = false;
-  await store.updateRollout(slot.rolloutId, { status: 'running', startedAt: Date.now() });
-  try {
-    throwIfAborted(deps.signal);
-    const [image, mounts] = await timed('image', task.config.environment.build_timeout_sec, 'build', () =>
-      Promise.all([deps.taskImage(task), deps.harnessMounts?.() ?? []]),
+  /** image: the task's image and the harness's volumes, built when missing. */
+  private async image(): Promise<{ image: string; mounts: VolumeMount[] }> {
+    const [image, mounts] = await this.timed('image', this.task.config.environment.build_timeout_sec, 'build', () =>
+      Promise.all([this.deps.taskImage(this.task), this.deps.harnessMounts?.() ?? []]),
     );
-    throwIfAborted(deps.signal);
-    const agentSec = config.timeouts.agent_sec ?? task.config.agent.timeout_sec;
-    const verifierSec = config.timeouts.verifier_sec ?? task.config.verifier.timeout_sec;
-    const browser = browserSettings(task);
-    const environmentSec = environmentPhaseSec(task);
-    sandbox = await timed('start', config.timeouts.start_sec, 'infrastructure', () =>
-      deps.backend.create(sandboxSpecFor(deps, task, slot.rolloutId, image, mounts)),
-    );
-    const box = sandbox;
-    await log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);
+    return { image, mounts };
+  }
 
-    // ── environment ── (browser tasks: display, VNC, sites and env server, then the episode's first page)
-    if (browser) {
-      const page = await timed('environment', environmentSec, 'environment_setup', () => startBrowserEnvironment(box, browser));
-      const address = await box.address?.();
-      if (address) {
-        const url = liveViewUrl(address);
-        await log('live_view', url);
-        deps.onLiveView?.({ taskId: task.id, sampleIndex: slot.sampleIndex, rolloutId: slot.rolloutId, url });
-      }
-      await log('phase', `browser environment up at ${page.url}`);
+  /** start: the sandbox, from the warm pool or created now. */
+  private async start(image: string, mounts: VolumeMount[]): Promise<Sandbox> {
+    const { deps, slot } = this;
+    const box = await this.timed('start', deps.config.timeouts.start_sec, 'infrastructure', () =>
+      deps.backend.create(sandboxSpecFor(deps, this.task, slot.rolloutId, image, mounts)),
+    );
+    this.sandbox = box;
+    await this.log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);
+    return box;
+  }
+
+  /** environment (browser tasks): display, VNC, sites and env server, then the episode's first page. */
+  private async environment(box: Sandbox): Promise<void> {
+    const browser = browserSettings(this.task);
+    if (!browser) return;
+    const page = await this.timed('environment', environmentPhaseSec(this.task), 'environment_setup', () => startBrowserEnvironment(box, browser));
+    const address = await box.address?.();
+    if (address) {
+      const url = liveViewUrl(address);
+      await this.log('live_view', url);
+      this.deps.onLiveView?.({ taskId: this.task.id, sampleIndex: this.slot.sampleIndex, rolloutId: this.slot.rolloutId, url });
     }
+    await this.log('phase', `browser environment up at ${page.url}`);
+  }
 
-    const ctx = await timed('setup', config.timeouts.setup_sec, 'infrastructure', async () => {
+  /** setup: the rollout's proxy session, the harness's config files and the instruction. */
+  private setup(box: Sandbox): Promise<AgentStart> {
+    const { deps, slot, task } = this;
+    const { config, harness } = deps;
+    return this.timed('setup', config.timeouts.setup_sec, 'infrastructure', async () => {
       if (harness.usesModel) {
         if (!deps.network.proxyHost || !deps.proxyPort) throw new RolloutError('infrastructure', `network mode ${deps.network.mode} leaves no route to the proxy`);
-        secret = deps.sessions.open({
+        this.secret = deps.sessions.open({
           rolloutId: slot.rolloutId,
           runId: deps.runId,
           taskId: task.id,
@@ -156,6 +202,7 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
           endAfterScript: deps.endAfterScript,
         }).secret;
       }
+      const secret = this.secret;
       const hctx: HarnessContext = {
         task,
         secret: secret ?? '',
@@ -174,141 +221,146 @@ export async function runRollout(deps: RolloutDeps, slot: RolloutSlot): Promise<
       }
       return { hctx, files, env: { ...setup.env, ...config.harness_env } };
     });
+  }
 
-    // ── agent ──
-    throwIfAborted(deps.signal);
+  /** agent: the harness's headless command, under the agent timeout; how it ended is kept for the outcome. */
+  private async agent(box: Sandbox, start: AgentStart): Promise<void> {
+    const { deps } = this;
+    const agentSec = deps.config.timeouts.agent_sec ?? this.task.config.agent.timeout_sec;
     const oomBefore = await box.oomKills();
-    agentStarted = true;
+    this.agentStarted = true;
     const agentStartedAt = Date.now();
     const agentRes = await box
-      .exec(redirected(harness.command(ctx.hctx), '/logs/agent/stdout.txt', '/logs/agent/stderr.txt'), {
+      .exec(redirected(deps.harness.command(start.hctx), '/logs/agent/stdout.txt', '/logs/agent/stderr.txt'), {
         timeoutSec: agentSec,
-        env: ctx.env,
+        env: start.env,
         workdir: '/workspace',
-        filesIn: ctx.files,
+        filesIn: start.files,
       })
       .catch(async (err: unknown) => {
         // The exec itself failed (the container stopped, the engine went away). When the command never started,
         // or the agent made no model call, nothing of it was recorded: a retry repeats nothing.
-        if (err instanceof CommandNotStartedError || (secret && (await callsRecorded()) === 0)) agentStarted = false;
+        if (err instanceof CommandNotStartedError || (this.secret && (await this.callsRecorded()) === 0)) this.agentStarted = false;
         throw err;
       });
-    phases.agent = Date.now() - agentStartedAt;
-    if (secret) deps.sessions.close(secret);
+    this.phases.agent = Date.now() - agentStartedAt;
+    if (this.secret) deps.sessions.close(this.secret);
     const oomKilled = (await box.oomKills()) > oomBefore;
-    if (agentRes.timedOut) agentError = new RolloutError('agent_timeout', `the harness ran past the agent timeout of ${agentSec} s and was killed`);
-    else if (oomKilled) agentError = new RolloutError('oom_killed', `a process was killed for exceeding the container's memory limit (harness exit ${agentRes.exitCode})`);
-    else if (agentRes.exitCode !== 0) agentError = new RolloutError('harness_crash', `the harness exited with code ${agentRes.exitCode}`);
-    await log('agent', `exit ${agentRes.exitCode} after ${phases.agent} ms${agentError ? ` (${agentError.type})` : ''}`);
+    if (agentRes.timedOut) this.agentError = new RolloutError('agent_timeout', `the harness ran past the agent timeout of ${agentSec} s and was killed`);
+    else if (oomKilled) this.agentError = new RolloutError('oom_killed', `a process was killed for exceeding the container's memory limit (harness exit ${agentRes.exitCode})`);
+    else if (agentRes.exitCode !== 0) this.agentError = new RolloutError('harness_crash', `the harness exited with code ${agentRes.exitCode}`);
+    await this.log('agent', `exit ${agentRes.exitCode} after ${this.phases.agent} ms${this.agentError ? ` (${this.agentError.type})` : ''}`);
+  }
 
-    // ── verify ── (stale reward files from the agent are removed first: only the grader may write them)
-    throwIfAborted(deps.signal);
+  /**
+   * verify: one exec empties /tests and /logs/verifier (only the grader may write reward files), puts the
+   * tests in, runs the grader and brings /logs out, the grader's reward files with it; the reward is read
+   * from what came out (or, when collecting failed, inside the sandbox).
+   */
+  private async verify(box: Sandbox): Promise<void> {
+    const verifierSec = this.deps.config.timeouts.verifier_sec ?? this.task.config.verifier.timeout_sec;
     const verifyStarted = Date.now();
-    const verifyRes = await gradeAndCollect(box, verifierSec);
-    phases.verify = Date.now() - verifyStarted - (phases.collect ?? 0);
-    const { json, txt } = (logsCollected ? rewardFilesIn(path.join(artifacts, 'verifier')) : undefined) ?? (await rewardFilesInside(box));
+    const staging = mkdtempSync(path.join(this.artifacts, '.logs-'));
+    let verifyRes: ExecResult;
+    try {
+      verifyRes = await box.exec(redirected(['bash', '/tests/test.sh'], '/logs/verifier/test-stdout.txt', '/logs/verifier/test-stderr.txt'), {
+        timeoutSec: verifierSec,
+        env: this.task.config.verifier.env,
+        workdir: '/workspace',
+        emptyFirst: ['/tests', '/logs/verifier'],
+        filesIn: filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)),
+        copyOutAfter: { sandboxPath: '/logs', hostDir: staging },
+      });
+      this.logsCollected = await this.collect(box, verifyRes.copiedOut ? staging : undefined);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+    this.phases.verify = Date.now() - verifyStarted - (this.phases.collect ?? 0);
+    const { json, txt } = (this.logsCollected ? rewardFilesIn(path.join(this.artifacts, 'verifier')) : undefined) ?? (await rewardFilesInside(box));
     try {
       if (verifyRes.timedOut) throw new RolloutError('verifier_failure', `the grader ran past its timeout of ${verifierSec} s`);
-      reward = parseReward(txt ?? null, json ?? null);
+      this.reward = parseReward(txt ?? null, json ?? null);
     } catch (err) {
       const suffix = verifyRes.exitCode !== 0 ? ` (test.sh exited ${verifyRes.exitCode})` : '';
       throw err instanceof RolloutError ? new RolloutError(err.type, err.message + suffix) : err;
     }
-  } catch (err) {
-    if (secret) deps.sessions.close(secret);
-    const failure = deps.signal.aborted ? new RolloutError('cancelled', 'the run was interrupted') : asRolloutError(err);
-    await finish(failure);
-    return { reward: null, errorType: failure.type, errorMessage: failure.message, beforeAgent: !agentStarted };
-  } finally {
-    if (sandbox) await collectAndRemove(sandbox);
-  }
-  await finish(agentError);
-  return { reward: reward.value, errorType: agentError?.type ?? null, errorMessage: agentError?.message ?? null, beforeAgent: false };
-
-  async function callsRecorded(): Promise<number> {
-    await store.flush();
-    return (await store.countCalls([slot.rolloutId])).get(slot.rolloutId) ?? 0;
   }
 
-  /**
-   * One exec empties /tests and /logs/verifier, puts the tests in, runs the grader and brings /logs out,
-   * the grader's reward files with it; then the rest is collected.
-   */
-  async function gradeAndCollect(box: Sandbox, verifierSec: number): Promise<ExecResult> {
-    const staging = mkdtempSync(path.join(artifacts, '.logs-'));
+  /** collect: the logs (unless `staged`: already out, in that folder) and transcripts; false (and an event) when that failed. */
+  private async collect(box: Sandbox, staged?: string): Promise<boolean> {
     try {
-      const res = await box.exec(redirected(['bash', '/tests/test.sh'], '/logs/verifier/test-stdout.txt', '/logs/verifier/test-stderr.txt'), {
-        timeoutSec: verifierSec,
-        env: task.config.verifier.env,
-        workdir: '/workspace',
-        emptyFirst: ['/tests', '/logs/verifier'],
-        filesIn: filesOf(task.testsDir, '/tests', taskLinks(task, task.testsDir)),
-        copyOutAfter: { sandboxPath: '/logs', hostDir: staging },
-      });
-      logsCollected = await collect(box, res.copiedOut ? staging : undefined);
-      return res;
-    } finally {
-      rmSync(staging, { recursive: true, force: true });
-    }
-  }
-
-  /** Copies the logs (unless `staged`: already out, in that folder) and transcripts out; false (and an event) when that failed. */
-  async function collect(box: Sandbox, staged?: string): Promise<boolean> {
-    try {
-      await timed('collect', config.timeouts.collect_sec, 'infrastructure', async () => {
-        if (staged) keepLogs(staged, artifacts);
-        else await copyLogsOut(box, artifacts);
-        for (const p of harness.transcriptPaths.filter((p) => !p.startsWith('/logs/'))) await box.copyOut(p, path.join(artifacts, 'agent', 'transcript'));
+      await this.timed('collect', this.deps.config.timeouts.collect_sec, 'infrastructure', async () => {
+        if (staged) keepLogs(staged, this.artifacts);
+        else await copyLogsOut(box, this.artifacts);
+        for (const p of this.deps.harness.transcriptPaths.filter((p) => !p.startsWith('/logs/'))) await box.copyOut(p, path.join(this.artifacts, 'agent', 'transcript'));
       });
       return true;
     } catch (err) {
-      await log('collect', `collecting artifacts failed: ${errorMessage(err)}`);
+      await this.log('collect', `collecting artifacts failed: ${errorMessage(err)}`);
       return false;
     }
   }
 
-  async function collectAndRemove(box: Sandbox): Promise<void> {
-    if (!logsCollected) await collect(box);
-    if (deps.keepContainerSec) {
-      await log('container', `kept container ${box.id.slice(0, 12)} for debugging: openforge shell ${slot.rolloutId}`);
+  /** collect (when verify did not), then teardown: the sandbox removed, or kept for debugging. */
+  private async collectAndTeardown(box: Sandbox): Promise<void> {
+    if (!this.logsCollected) await this.collect(box);
+    if (this.deps.keepContainerSec) {
+      await this.log('container', `kept container ${box.id.slice(0, 12)} for debugging: openforge shell ${this.slot.rolloutId}`);
       return;
     }
-    await timed('teardown', config.timeouts.teardown_sec, 'infrastructure', () => box.remove()).catch((err) => log('teardown', errorMessage(err)));
+    await this.timed('teardown', this.deps.config.timeouts.teardown_sec, 'infrastructure', () => box.remove()).catch((err) => this.log('teardown', errorMessage(err)));
   }
 
-  async function finish(error: RolloutError | undefined): Promise<void> {
+  /** The rollout's result.json (and exception.txt), and its row in the store, once every call it made is stored. */
+  private async finish(error: RolloutError | undefined): Promise<void> {
+    const { deps, slot, task, reward } = this;
     const record = {
       task_id: task.id,
       sample_index: slot.sampleIndex,
       attempt: slot.attempt,
       rollout_id: slot.rolloutId,
-      harness: harness.name,
+      harness: deps.harness.name,
       reward: reward?.value ?? null,
       reward_details: reward?.details ?? null,
       error_type: error?.type ?? null,
       error_message: error?.message ?? null,
-      phases_ms: phases,
+      phases_ms: this.phases,
     };
-    writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify(record, null, 2));
-    if (error) writeFileSync(path.join(artifacts, 'exception.txt'), `${error.type}: ${error.message}\n`);
+    writeFileSync(path.join(this.artifacts, 'result.json'), JSON.stringify(record, null, 2));
+    if (error) writeFileSync(path.join(this.artifacts, 'exception.txt'), `${error.type}: ${error.message}\n`);
     // whoever sees the rollout ended (the rollout service's samples, a resumed run) sees all its calls
-    await store.flush();
-    await store.updateRollout(slot.rolloutId, {
+    await deps.store.flush();
+    await deps.store.updateRollout(slot.rolloutId, {
       status: reward ? 'finished' : 'error',
       reward: reward?.value ?? null,
       rewardDetails: reward?.details ?? null,
       errorType: error?.type ?? null,
       errorMessage: error?.message ?? null,
       finishedAt: Date.now(),
-      phases,
+      phases: this.phases,
     });
+  }
+
+  /** Runs a phase under its deadline, recording how long it took. */
+  private async timed<T>(name: string, limitSec: number, type: ErrorType, fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    try {
+      return await withDeadline(fn(), limitSec * 1000, () => new RolloutError(type, `${name} phase exceeded ${limitSec} s`));
+    } finally {
+      this.phases[name] = Date.now() - started;
+    }
+  }
+
+  private log(kind: string, message: string): Promise<unknown> {
+    return this.deps.store.addEvent(this.slot.rolloutId, kind, message).catch(() => undefined);
+  }
+
+  private async callsRecorded(): Promise<number> {
+    await this.deps.store.flush();
+    return (await this.deps.store.countCalls([this.slot.rolloutId])).get(this.slot.rolloutId) ?? 0;
   }
 }
 
-/**
- * Output goes to files inside the sandbox rather than the exec stream: a background process the agent
- * left behind may hold its stdout open forever, which would keep the exec from ending.
- */
 /** A folder of the task (tests/, solution/) may link to its suite's shared files; other folders keep links skipped. */
 function taskLinks(task: Task, hostDir: string): { symlinksWithin?: string } {
   const suite = suiteDirOf(task);
@@ -316,6 +368,10 @@ function taskLinks(task: Task, hostDir: string): { symlinksWithin?: string } {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? { symlinksWithin: suite } : {};
 }
 
+/**
+ * Output goes to files inside the sandbox rather than the exec stream: a background process the agent
+ * left behind may hold its stdout open forever, which would keep the exec from ending.
+ */
 function redirected(command: string[], stdout: string, stderr: string): string[] {
   return ['sh', '-c', `mkdir -p ${path.posix.dirname(stdout)} && exec "$@" >${stdout} 2>${stderr} </dev/null`, 'sh', ...command];
 }

@@ -5,8 +5,7 @@ import type { LoadedRunConfig } from '../config/run.js';
 import { loadTasks, type Task } from '../config/task.js';
 import { harnessFor } from '../harness/registry.js';
 import Docker from 'dockerode';
-import { backendFor } from '../sandbox/backend-for.js';
-import { DockerBackend } from '../sandbox/docker/backend.js';
+import { createBackend } from '../sandbox/registry.js';
 import { ImageBuilder } from '../sandbox/docker/images.js';
 import { BackendUnreachableError } from '../sandbox/backend-unreachable.js';
 import type { SandboxBackend } from '../sandbox/types.js';
@@ -64,10 +63,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const started = Date.now();
   const tasks = loadAllTasks(loaded.taskPaths);
   const harness = harnessFor(config);
-  const backend = options.backend ?? (await backendFor(config));
+  const backend = options.backend ?? (await createBackend(config));
   // Images are built by the local engine on every backend; a cluster pulls them from the registry they were pushed to.
   // Made before anything starts: the builder checks the extra CA bundle.
-  const docker = backend instanceof DockerBackend ? backend.docker : new Docker();
+  const docker = backend.docker ?? new Docker();
   const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
   await backend.check();
   await backend.reap();

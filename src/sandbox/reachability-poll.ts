@@ -27,7 +27,7 @@ export class ReachabilityPoll {
 
   private async poll(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    let lastError = '';
+    let lastError: string;
     for (let waited = false; ; waited = true) {
       try {
         await withDeadline(this.tryOnce(), TRY_DEADLINE_MS, () => new Error(`no answer within ${TRY_DEADLINE_MS / 1000} s`));

@@ -1,7 +1,8 @@
+import type Docker from 'dockerode';
 /**
  * The sandbox contract: one isolated container (or pod) per rollout. The Docker backend implements it
- * today; a Kubernetes backend implements the same interface (one Pod per rollout, exec and copy through
- * the API server).
+ * with the local engine; the Kubernetes backend with one Pod per rollout, exec and copy through the API
+ * server. Backends are registered in ./registry.ts.
  */
 
 export type NetworkMode = 'none' | 'proxy-only' | 'public';
@@ -132,7 +133,10 @@ export interface ReapReport {
 }
 
 export interface SandboxBackend {
-  readonly name: 'docker' | 'kubernetes';
+  /** Its name in run.yaml (`backend:`), as registered (./registry.ts). */
+  readonly name: string;
+  /** The local Docker engine's client, when the backend runs sandboxes there: images are built on it (otherwise on a client of its own). */
+  readonly docker?: Docker;
   /** A cap on sandboxes alive at once (a cluster quota), below the run's concurrency; none when absent. */
   readonly maxSandboxes?: number;
   /** Throws a UserError saying how to fix it when the backend cannot be used. */

@@ -10,10 +10,11 @@ import { startModelEndpoint, type ModelEndpoint } from '../rollout/model-endpoin
 import { warmSandboxFor, type RolloutDeps, type RolloutOutcome } from '../rollout/rollout.js';
 import { SessionRegistry } from '../rollout/sessions.js';
 import { TaskImages } from '../rollout/task-images.js';
-import { DockerBackend } from '../sandbox/docker/backend.js';
 import { WarmPool, type WarmPoolStats } from '../sandbox/warm-pool.js';
+import Docker from 'dockerode';
 import { ImageBuilder } from '../sandbox/docker/images.js';
-import type { RunNetwork } from '../sandbox/types.js';
+import { createBackend } from '../sandbox/registry.js';
+import type { RunNetwork, SandboxBackend } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { ServiceMetrics } from './service-metrics.js';
@@ -26,7 +27,8 @@ export interface RolloutServiceOptions {
   outputDir: string;
   /** Timeouts, resources, network, concurrency and retries for every rollout. */
   base: RunConfig;
-  backend?: DockerBackend;
+  /** Default: the one `base.backend` names. */
+  backend?: SandboxBackend;
   extraCaFile?: string;
   samples?: SampleBuilder;
 }
@@ -71,7 +73,7 @@ export class RolloutService {
     private readonly opts: RolloutServiceOptions,
     readonly runId: string,
     private readonly store: Store,
-    private readonly backend: DockerBackend,
+    private readonly backend: SandboxBackend,
     private readonly network: RunNetwork,
     private readonly images: TaskImages,
   ) {
@@ -87,7 +89,7 @@ export class RolloutService {
   }
 
   static async start(opts: RolloutServiceOptions): Promise<RolloutService> {
-    const backend = opts.backend ?? new DockerBackend();
+    const backend = opts.backend ?? (await createBackend(opts.base));
     await backend.check();
     await backend.reap();
     mkdirSync(opts.outputDir, { recursive: true });
@@ -95,7 +97,7 @@ export class RolloutService {
     const runId = `svc-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
     await store.createRun(runId, { service: true, config: opts.base });
     const network = await backend.prepareNetwork(runId, opts.base.network);
-    const images = new TaskImages(new ImageBuilder(backend.docker, { extraCaFile: opts.extraCaFile }));
+    const images = new TaskImages(new ImageBuilder(backend.docker ?? new Docker(), { extraCaFile: opts.extraCaFile }));
     return new RolloutService(opts, runId, store, backend, network, images);
   }
 

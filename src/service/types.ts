@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HARNESS_NAMES, REPLICAS_SCHEMA, replicasBesideUrl } from '../config/run.js';
+import { REPLICAS_SCHEMA, replicasBesideUrl, RunConfigSchema } from '../config/run.js';
 
 /** POST /v1/rollouts */
 export const RolloutRequestSchema = z.strictObject({
@@ -7,7 +7,7 @@ export const RolloutRequestSchema = z.strictObject({
   tasks: z.string().min(1),
   /** Restrict a suite to these task ids. */
   task_ids: z.array(z.string().min(1)).min(1).optional(),
-  harness: z.enum(HARNESS_NAMES).default('forge-agent'),
+  harness: RunConfigSchema.shape.harness,
   /** The trainer's inference server (OpenAI-compatible base URL …/v1), or a sim: spec. */
   upstream: z.string().min(1),
   /** More servers of the same model (base URLs …/v1); each rollout sticks to one of them or `upstream`. */

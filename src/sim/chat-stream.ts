@@ -3,7 +3,7 @@ import { newToolCallId, usageOf, type ResponseInput } from './chat-response.js';
 import type { FinishReason } from './completion.js';
 import { logprobEntries } from './pseudo-logprobs.js';
 import { SIM_FINGERPRINT } from './sim-labels.js';
-import { tokenText } from './tokenizer.js';
+import { tokenText } from '../families/chatml/tokenizer.js';
 
 /** How many decode-step pauses streaming `completion` takes: one per chunk that carries tokens (the first one before the role chunk). */
 export function streamPauses(completion: ResponseInput['completion']): number {

@@ -11,8 +11,8 @@ import {
   TOOL_CALL_START_ID,
   VISION_END_ID,
   VISION_START_ID,
-} from './special-tokens.js';
-import { encode } from './tokenizer.js';
+} from '../families/chatml/special-tokens.js';
+import { encode } from '../families/chatml/tokenizer.js';
 
 /**
  * Qwen-style ChatML template. Every text run between two special tokens is tokenized on its own,

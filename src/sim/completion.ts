@@ -1,6 +1,6 @@
 import { renderCompletionPieces, type CompletionPiece } from './chat-template.js';
 import type { PolicyAnswer } from './policies/types.js';
-import { decode } from './tokenizer.js';
+import { decode } from '../families/chatml/tokenizer.js';
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length';
 

@@ -1,5 +1,5 @@
-import { TEXT_ID_OFFSET } from './special-tokens.js';
-import { tokenText } from './tokenizer.js';
+import { TEXT_ID_OFFSET } from '../families/chatml/special-tokens.js';
+import { tokenText } from '../families/chatml/tokenizer.js';
 
 /** vLLM's `logprobs.content[]` entry. */
 export interface LogprobEntry {

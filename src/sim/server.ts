@@ -16,7 +16,7 @@ import { ROLLOUT_HEADER, TASK_HEADER } from '../engine-wire/request-headers.js';
 import { SIM_HEADER, SIM_OWNER } from './sim-labels.js';
 import { createTaskResolver } from './task-resolver.js';
 import { enginePace, type EnginePace } from './engine-pace.js';
-import { encode } from './tokenizer.js';
+import { encode } from '../families/chatml/tokenizer.js';
 
 export interface SimServerOptions {
   policy: PolicySpec | Policy;

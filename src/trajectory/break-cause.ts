@@ -1,4 +1,4 @@
-import { decode } from '../sim/tokenizer.js';
+import { decode } from '../families/chatml/tokenizer.js';
 import type { Segment } from './segment.js';
 import type { BreakReason } from './types.js';
 

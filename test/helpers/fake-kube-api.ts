@@ -87,7 +87,7 @@ export class FakeKubeApi {
   async start(): Promise<this> {
     this.networkName = this.id;
     const network = await this.docker.createNetwork({ Name: this.networkName, Internal: true, Labels: { [FAKE_LABEL]: this.id } });
-    this.gateway = (await network.inspect()).IPAM?.Config?.[0]?.Gateway;
+    this.gateway = (await network.inspect()).IPAM?.Config?.[0]?.Gateway ?? '';
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
     return this;

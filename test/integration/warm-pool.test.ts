@@ -40,7 +40,7 @@ describe('WarmPool over the real Docker engine', { timeout: 120_000 }, () => {
     const pool = new WarmPool(backend);
     pool.warm(spec('later'));
     await until(async () => [...(await containersOfRun()).values()].some((r) => r.startsWith('warm-')));
-    const [[warmId]] = [...(await containersOfRun())].filter(([, r]) => r.startsWith('warm-'));
+    const [[warmId = ''] = []] = [...(await containersOfRun())].filter(([, r]) => r.startsWith('warm-'));
 
     const box = await pool.create(spec('rollout-1'));
     expect(box.id).toBe(warmId);
@@ -84,7 +84,7 @@ describe('WarmPool over the real Docker engine', { timeout: 120_000 }, () => {
     pool.warm(spec('later'));
     const box = await cold;
     await until(async () => [...(await containersOfRun()).values()].some((r) => r.startsWith('warm-')));
-    const [[warmId]] = [...(await containersOfRun())].filter(([, r]) => r.startsWith('warm-'));
+    const [[warmId = ''] = []] = [...(await containersOfRun())].filter(([, r]) => r.startsWith('warm-'));
     const warmCreated = Date.parse((await backend.docker.getContainer(warmId).inspect()).Created);
     const coldStarted = Date.parse((await backend.docker.getContainer(box.id).inspect()).State.StartedAt);
     expect(warmCreated).toBeGreaterThanOrEqual(coldStarted);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { HARNESS_NAMES, resolveRunConfig } from '../../config/run.js';
+import { resolveRunConfig } from '../../config/run.js';
+import { harnessNames } from '../../harness/registry.js';
 import { loadTask } from '../../config/task.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt, toPort } from '../to-int.js';
@@ -10,7 +11,7 @@ export function debugCommand(): Command {
   return new Command('debug')
     .description('run one rollout of a task, serve the live web inspector, and keep its container for `openforge shell` until Ctrl-C')
     .argument('<task-dir>', 'a task folder (Harbor layout: task.toml, instruction.md, tests/, environment/)')
-    .addOption(new Option('--harness <name>', 'harness').choices([...HARNESS_NAMES]).default('forge-agent'))
+    .addOption(new Option('--harness <name>', 'harness').choices(harnessNames()).default('forge-agent'))
     .option('--model <spec>', 'model upstream: sim:oracle | sim:noisy:<p> | sim:replay:<rollout> | an OpenAI-compatible base URL', 'sim:oracle')
     .option('-o, --output <dir>', 'output folder (store and artifacts)', 'runs/debug')
     .option('--port <n>', 'inspector port (default: a free one)', toPort)

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { exportRun, type ExportReport } from '../../trajectory/export.js';
+import { exporters } from '../../trajectory/exporters/registry.js';
 import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
 
 interface ExportCliOptions {
@@ -16,10 +17,10 @@ interface ExportCliOptions {
 /** `openforge export`: a run's recorded calls as training data. */
 export function exportCommand(): Command {
   return new Command('export')
-    .description('write a run as training data: veRL samples (token ids, masks, logprobs) as JSONL or Parquet, or SFT chat JSONL')
+    .description(`write a run as training data: ${exporters().map((e) => `${e.name} (${e.description}; ${e.fileTypes.join(' or ')})`).join('; ')}`)
     .argument(RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION)
-    .requiredOption('--format <format>', 'verl | sft')
-    .option('--out <file>', 'output file, .jsonl or .parquet (verl only); default <run-dir>/<run id>/<format>.jsonl')
+    .requiredOption('--format <format>', exporters().map((e) => e.name).join(' | '))
+    .option('--out <file>', 'output file of a type the format writes, by extension; default <run-dir>/<run id>/<format>.<its first type>')
     .option('--run <id>', 'run id (default: the latest run in the folder)')
     .option('--min-reward <x>', 'leave out rollouts whose reward is below x', parseReward)
     .option('--unrewarded', 'keep rollouts without a reward (reward_score null), e.g. what `openforge proxy` recorded ungraded')

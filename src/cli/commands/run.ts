@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { HARNESS_NAMES, loadRunConfig } from '../../config/run.js';
+import { loadRunConfig } from '../../config/run.js';
+import { harnessNames } from '../../harness/registry.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt } from '../to-int.js';
 
@@ -7,7 +8,7 @@ export function runCommand(): Command {
   return new Command('run')
     .description('run every task of a run.yaml N times in isolated containers and print rewards, pass@k and pass^k')
     .argument('<run.yaml>', 'run config (see envs/claw-basic/run.yaml)')
-    .addOption(new Option('--harness <name>', 'override the harness').choices([...HARNESS_NAMES]))
+    .addOption(new Option('--harness <name>', 'override the harness').choices(harnessNames()))
     .option('--upstream <spec>', 'override model.upstream (and drop model.replicas): sim:oracle | sim:noisy:<p> | an OpenAI-compatible base URL')
     .option('-n, --rollouts-per-task <n>', 'override rollouts_per_task', toInt)
     .option('-c, --concurrency <n>', 'override concurrency', toInt)

@@ -5,7 +5,7 @@
 // It is bundled into one file (scripts/build-agents.mjs) that is copied alone into a container whose
 // Node may be Debian bookworm's 18.x: use nothing newer than Node 18.
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "./kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "./kit/agent-run.js";

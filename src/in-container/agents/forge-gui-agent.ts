@@ -6,7 +6,7 @@
 //
 // It is bundled into one file (scripts/build-agents.mjs) that is written alone into a browser container
 // (/opt/openforge/forge-gui-agent.mjs) and runs on the browser image's Node (≥ 20).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "./kit/agent-cli.js";
 import type { AgentResult, AgentRunOptions } from "./kit/agent-run.js";

@@ -95,7 +95,7 @@ function stringEnd(bytes: Uint8Array, i: number): number {
   }
 }
 
-const OTHER = 0;
+/** Every other byte's role is 0 (the table's fill): nothing to do. */
 const STRING = 1;
 const OPENS = 2;
 const CLOSES = 3;

@@ -28,7 +28,7 @@ export async function pushImage(docker: Docker, remote: string, onProgress?: (li
   try {
     stream = await docker.getImage(`${repo}:${tag}`).push({ tag });
   } catch (err) {
-    throw new Error(`pushing ${remote} failed: ${errorMessage(err)}`);
+    throw new Error(`pushing ${remote} failed: ${errorMessage(err)}`, { cause: err });
   }
   await new Promise<void>((resolve, reject) =>
     docker.modem.followProgress(

@@ -6,7 +6,6 @@ import { runAgent, type AgentOptions } from "../../../src/in-container/agents/fo
 import { copyAgentBundle, runAgentBundle } from "./agent-bundle.js";
 import { startFakeChatServer, type FakeChatServer, type FakeServerOptions, type FakeReply, type RecordedRequest } from "./fake-chat-server.js";
 
-const repoRoot = path.resolve(import.meta.dirname, "../../..");
 
 // Whitespace and escapes that a re-serialisation would change: the echo must keep them.
 const WRITE_ARGS = '{"path": "out/hello.txt",  "content": "hello\\nforge \\u00e9"}';

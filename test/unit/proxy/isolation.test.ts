@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProxySession } from '../../../src/proxy/session.js';
-import { startFixture, USER_MESSAGES, type Fixture } from './proxy-fixture.js';
+import { startFixture, type Fixture } from './proxy-fixture.js';
 
 /**
  * One rollout's secret can neither read nor write another's calls. The proxy has no read API, so

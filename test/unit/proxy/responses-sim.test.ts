@@ -5,6 +5,7 @@ import type { Task } from '../../../src/config/task.js';
 import { startSimServer, type SimServer } from '../../../src/sim/server.js';
 import type { Policy } from '../../../src/sim/policies/types.js';
 import { responsesProtocol } from '../../../src/proxy/protocols/responses/protocol.js';
+import type { PreparedCall } from '../../../src/proxy/protocols/types.js';
 import { startProxy } from '../../../src/proxy/server.js';
 import type { RunningProxy } from '../../../src/proxy/server.js';
 import type { RecordedCall } from '../../../src/records/call.js';
@@ -165,7 +166,7 @@ describe('Responses protocol against the built-in sim upstream', () => {
 
   /** The ids the sim gives the Chat request the proxy made of a recorded Responses request, asked directly. */
   async function directIds(call: RecordedCall): Promise<{ prompt: number[]; completion: number[] }> {
-    const { upstreamRequest } = responsesProtocol.endpoints[0]!.prepare(call.request);
+    const { upstreamRequest } = (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)(call.request);
     const res = await fetch(`${sim.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-openforge-task': task.id },

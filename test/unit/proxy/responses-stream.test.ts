@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatBody, ChatDelta } from '../../../src/engine-wire/chat-wire.js';
 import { responsesProtocol } from '../../../src/proxy/protocols/responses/protocol.js';
-import type { SseEvent, StreamTranslator } from '../../../src/proxy/protocols/types.js';
+import type { PreparedCall, SseEvent, StreamTranslator } from '../../../src/proxy/protocols/types.js';
 
 type Event = { type: string; sequence_number: number } & Record<string, any>;
 
@@ -12,7 +12,7 @@ const TOOLS = [
 ];
 
 function translator(): StreamTranslator {
-  return responsesProtocol.endpoints[0]!.prepare({ model: 'policy', input: 'go', tools: TOOLS, stream: true }).streamTranslator();
+  return (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)({ model: 'policy', input: 'go', tools: TOOLS, stream: true }).streamTranslator();
 }
 
 function chunk(delta: ChatDelta, finish: string | null = null): ChatBody {

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyHttpError } from '../../../src/proxy/http/http-error.js';
 import { responsesProtocol } from '../../../src/proxy/protocols/responses/protocol.js';
+import type { PreparedCall } from '../../../src/proxy/protocols/types.js';
 
 function upstream(body: Record<string, unknown>) {
-  return responsesProtocol.endpoints[0]!.prepare({ model: 'policy', ...body }).upstreamRequest;
+  return (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)({ model: 'policy', ...body }).upstreamRequest;
 }
 
 function rejection(body: unknown): ProxyHttpError {
   try {
-    responsesProtocol.endpoints[0]!.prepare(body);
+    (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)(body);
   } catch (err) {
     if (err instanceof ProxyHttpError) return err;
     throw err;
@@ -232,7 +233,7 @@ describe('Responses request → Chat Completions request', () => {
   it('keeps the harness body untouched', () => {
     const body = { model: 'policy', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] };
     const snapshot = structuredClone(body);
-    responsesProtocol.endpoints[0]!.prepare(body);
+    (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)(body);
     expect(body).toEqual(snapshot);
   });
 });

@@ -61,7 +61,7 @@ describe('what the upstream receives', () => {
       "max_tokens": 10000
     }`;
     const sent = async (body: Buffer) => {
-      const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) });
       expect(res.status).toBe(200);
       return fx.fake.requests.at(-1)?.body;
     };

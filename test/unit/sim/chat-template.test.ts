@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/sim/chat-request.js';
 import { IMAGE_PAD_COUNT, renderCompletion, renderPrompt } from '../../../src/sim/chat-template.js';
 import type { PolicyAnswer } from '../../../src/sim/policies/types.js';
-import { IMAGE_PAD_ID, IM_START_ID, VISION_END_ID, VISION_START_ID } from '../../../src/sim/special-tokens.js';
-import { decode, encode } from '../../../src/sim/tokenizer.js';
+import { IMAGE_PAD_ID, IM_START_ID, VISION_END_ID, VISION_START_ID } from '../../../src/families/chatml/special-tokens.js';
+import { decode, encode } from '../../../src/families/chatml/tokenizer.js';
 import { OPENAI_BASH } from './fixtures.js';
 
 /** What a harness appends after receiving `answer`: the assistant message as the API returned it. */

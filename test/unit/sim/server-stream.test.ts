@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/sim/chat-request.js';
 import type { Policy, PolicyAnswer } from '../../../src/sim/policies/types.js';
 import { startSimServer, type SimServer } from '../../../src/sim/server.js';
-import { IM_END_ID, THINK_START_ID } from '../../../src/sim/special-tokens.js';
-import { tokenText } from '../../../src/sim/tokenizer.js';
+import { IM_END_ID, THINK_START_ID } from '../../../src/families/chatml/special-tokens.js';
+import { tokenText } from '../../../src/families/chatml/tokenizer.js';
 import { INSTRUCTION, OPENAI_BASH, makeTask, removeTaskDirs } from './fixtures.js';
 import { postJson, postStream } from './http-client.js';
 

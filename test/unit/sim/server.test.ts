@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/sim/chat-request.js';
 import { renderCompletion, renderPrompt } from '../../../src/sim/chat-template.js';
 import { startSimServer, type SimServer } from '../../../src/sim/server.js';
-import { decode } from '../../../src/sim/tokenizer.js';
+import { decode } from '../../../src/families/chatml/tokenizer.js';
 import { INSTRUCTION, OPENAI_BASH, makeTask, removeTaskDirs } from './fixtures.js';
 import { postJson } from './http-client.js';
 

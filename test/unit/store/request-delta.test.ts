@@ -15,7 +15,7 @@ import { SqliteDb } from '../../../src/store/sqlite.js';
 import { Store } from '../../../src/store/store.js';
 import type { ProxySession } from '../../../src/proxy/session.js';
 import type { RecordedCall } from '../../../src/records/call.js';
-import type { Task } from '../../../src/tasks/types.js';
+import type { Task } from '../../../src/config/task.js';
 import { INSTRUCTION, SOLVE_SH, makeTask, removeTaskDirs } from '../sim/fixtures.js';
 import { MemoryLogger } from '../proxy/proxy-fixture.js';
 

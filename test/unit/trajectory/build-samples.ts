@@ -29,7 +29,7 @@ export function expectAligned(s: TrajectorySample): void {
 /** Runs of equal mask value: [{mask, start, end}] over the response. */
 export function maskSpans(mask: ArrayLike<number>): { mask: number; start: number; end: number }[] {
   const spans: { mask: number; start: number; end: number }[] = [];
-  mask.forEach((m, i) => {
+  Array.from(mask).forEach((m, i) => {
     const last = spans[spans.length - 1];
     if (last && last.mask === m) last.end = i + 1;
     else spans.push({ mask: m, start: i, end: i + 1 });

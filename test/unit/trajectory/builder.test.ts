@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/sim/chat-request.js';
 import { renderCompletion, renderPrompt } from '../../../src/sim/chat-template.js';
-import { IM_END_ID, IM_START_ID } from '../../../src/sim/special-tokens.js';
-import { decode, encode } from '../../../src/sim/tokenizer.js';
+import { IM_END_ID, IM_START_ID } from '../../../src/families/chatml/special-tokens.js';
+import { decode, encode } from '../../../src/families/chatml/tokenizer.js';
 import { RolloutTrajectoryBuilder } from '../../../src/trajectory/builder.js';
 import { fromRecordedCall } from '../../../src/trajectory/trajectory-call.js';
 import { maskSpans, samplesOf } from './build-samples.js';
@@ -163,7 +163,7 @@ describe('trajectory builder over calls recorded with the sim template', () => {
       const chat = who === 'main' ? main : sub;
       const answer = (who === 'main' ? mainAnswers : subAnswers)[turn]!;
       const recorded = await rollout.call(chat.snapshot(), answer, { tools: [BASH_TOOL] });
-      (who === 'main' ? mainPrompts : subPrompts).push(recorded.promptTokenIds!);
+      (who === 'main' ? mainPrompts : subPrompts).push(Array.from(recorded.promptTokenIds!));
       chat.answer(answer, recorded.seq);
       chat.toolResult(`${who} output ${turn}`, recorded.seq);
     }

@@ -28,14 +28,14 @@ const families: Record<string, () => number> = {
   // float32 logprobs as vLLM returns them: 16 or 17 digits, exact halfway cases at 17
   'float32 logprobs': () => {
     single[0] = -Math.exp(-random() * 14);
-    return single[0];
+    return single[0]!;
   },
   'doubles in (-20, 0)': () => -random() * 20,
   'log-uniform, both signs, 1e-7 … 1e16': () => 10 ** (random() * 23 - 7) * (random() < 0.5 ? -1 : 1),
   'random bits, exponents 2^-22 … 2^50': () => {
     words[0] = (random() * 2 ** 32) >>> 0;
     words[1] = (((random() * 2 ** 32) >>> 0) & 0x800fffff) | ((1001 + Math.floor(random() * 72)) << 20);
-    return bits[0];
+    return bits[0]!;
   },
   'short decimals': () => Number((random() * 1000 - 500).toFixed(1 + Math.floor(random() * 15))),
   'powers of ten ± a few ulps': () => step(10 ** (Math.floor(random() * 22) - 7), Math.floor(random() * 7) - 3),

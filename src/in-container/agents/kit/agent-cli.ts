@@ -59,7 +59,7 @@ function readInstruction(file: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const problem = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (err as Error).message;
-    throw new Error(`--instruction-file ${file}: ${problem}`);
+    throw new Error(`--instruction-file ${file}: ${problem}`, { cause: err });
   }
 }
 

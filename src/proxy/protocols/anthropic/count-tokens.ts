@@ -54,6 +54,6 @@ async function tokenizedLength(prompt: ChatRequestBody, upstream: UpstreamAccess
     return typeof body.count === 'number' && Number.isInteger(body.count) ? body.count : undefined;
   } catch (err) {
     if (err instanceof SyntaxError) return undefined;
-    throw new Error(`reading the upstream's /tokenize answer failed: ${errorMessage(err)}`);
+    throw new Error(`reading the upstream's /tokenize answer failed: ${errorMessage(err)}`, { cause: err });
   }
 }

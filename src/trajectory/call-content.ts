@@ -1,7 +1,7 @@
 import { protocolRecords } from '../proxy/protocols/registry.js';
 import type { AnswerView } from '../proxy/protocols/types.js';
 import type { ProtocolName, RecordedCall } from '../records/call.js';
-import { answerMessages, commonPrefix, messageKey, requestMessages } from '../trajectory/conversation.js';
+import { answerMessages, commonPrefix, messageKey, requestMessages } from './conversation.js';
 import { isRecord } from '../util/is-record.js';
 
 /** What the model answered in one call, read by its protocol: its text and its tool calls. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IM_END_ID, SPECIAL_TOKENS, TEXT_ID_OFFSET } from '../../../src/sim/special-tokens.js';
-import { VOCAB_SIZE, decode, encode, preTokenize, tokenText } from '../../../src/sim/tokenizer.js';
+import { IM_END_ID, SPECIAL_TOKENS, TEXT_ID_OFFSET } from '../../../src/families/chatml/special-tokens.js';
+import { VOCAB_SIZE, decode, encode, preTokenize, tokenText } from '../../../src/families/chatml/tokenizer.js';
 
 const SAMPLES: Record<string, string> = {
   ascii: "The quick brown fox can't jump over 1234567 lazy dogs; they've tried!",
