@@ -65,7 +65,7 @@ module.exports = {
     {
       name: 'sandbox-knows-no-harness-nor-orchestrator',
       severity: 'error',
-      comment: 'A sandbox backend runs containers; which harness runs in them, and why, is the orchestrator\'s business.',
+      comment: "A sandbox backend runs containers; which harness runs in them, and why, is the orchestrator's business.",
       from: { path: layer('sandbox') },
       to: { path: layer('harness', 'proxy', 'store', 'sim', 'trajectory', 'analytics', ...ORCHESTRATION) },
     },
@@ -100,7 +100,8 @@ module.exports = {
     {
       name: 'in-container-code-stays-self-contained',
       severity: 'error',
-      comment: 'Code that runs inside rollout containers is copied there alone (bundled, or with the browser image\'s packages): it may use only itself, util, engine-wire and records.',
+      comment:
+        "Code that runs inside rollout containers is copied there alone (bundled, or with the browser image's packages): it may use only itself, util, engine-wire and records.",
       from: { path: layer('in-container') },
       to: { path: outside('in-container', 'util', 'engine-wire', 'records') },
     },
@@ -109,7 +110,10 @@ module.exports = {
       severity: 'error',
       comment: `Inside a container only these npm packages exist: ${CONTAINER_PACKAGES.join(', ')}.`,
       from: { path: layer('in-container') },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: `node_modules/(${CONTAINER_PACKAGES.join('|')})/` },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: `node_modules/(${CONTAINER_PACKAGES.join('|')})/`,
+      },
     },
     {
       name: 'only-the-cli-imports-the-inspector-and-service',
@@ -138,7 +142,11 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.d.ts'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.d.ts'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -15,7 +15,11 @@ export function agentTurn(stream, requestKb = 4) {
   for (let turn = 2; JSON.stringify(body).length < requestKb * 1024; turn++) {
     const id = `call_${turn}`;
     body.messages.push(
-      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"sed -n ${turn},${turn + 40}p src/app.py"}` } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"sed -n ${turn},${turn + 40}p src/app.py"}` } }],
+      },
       { role: 'tool', tool_call_id: id, content: `${turn}: def handler(request):\n    return respond(request.args, status=200)\n`.repeat(12) },
     );
   }
@@ -28,11 +32,24 @@ function baseRequestBody(stream) {
     model: 'policy',
     stream,
     max_tokens: 256,
-    tools: [{ type: 'function', function: { name: 'bash', description: 'Run a shell command', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } }],
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'bash',
+          description: 'Run a shell command',
+          parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+        },
+      },
+    ],
     messages: [
       { role: 'system', content: system },
       { role: 'user', content: `The test in tests/test_config.py fails. Find out why and fix it. [call ${CALL_MARK}]` },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls -la && cat config.ini"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls -la && cat config.ini"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'total 12\n-rw-r--r-- 1 root root 210 config.ini\n[server]\nport = eighty\n'.repeat(8) },
     ],
   };

@@ -59,11 +59,19 @@ console.log(JSON.stringify({ raw, click, move, server }));
 const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const backend = new DockerBackend();
 await backend.check();
-const image = await new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA, onLog: (l) => process.stderr.write(`${l}\n`) }).ensureBrowser();
+const image = await new ImageBuilder(backend.docker, {
+  extraCaFile: process.env.OPENFORGE_EXTRA_CA,
+  onLog: (l) => process.stderr.write(`${l}\n`),
+}).ensureBrowser();
 const runId = `bench-browser-${process.pid}`;
 const network = await backend.prepareNetwork(runId, 'none');
 const box = await backend.create({
-  runId, rolloutId: `${runId}-0`, image, resources: { cpus: 2, memoryMb: 2048, pids: 2048 }, network, lifetimeSec: 1800,
+  runId,
+  rolloutId: `${runId}-0`,
+  image,
+  resources: { cpus: 2, memoryMb: 2048, pids: 2048 },
+  network,
+  lifetimeSec: 1800,
 });
 try {
   await box.writeFiles([
@@ -83,14 +91,28 @@ try {
   const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
   console.log(`  load average (1/5/15 min): before ${load(loadBefore)}, after ${load(loadavg())}`);
   for (const r of rows) console.log(`  ${r.name.padEnd(28)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p95 ${r.p95.toFixed(1).padStart(7)} ms`);
-  const split = ['action_ms', 'settle_ms', 'capture_ms'].map((k) => `${k} p50 ${q(server.map((t) => t[k]), 0.5).toFixed(1)}`).join(', ');
+  const split = ['action_ms', 'settle_ms', 'capture_ms']
+    .map(
+      (k) =>
+        `${k} p50 ${q(
+          server.map((t) => t[k]),
+          0.5,
+        ).toFixed(1)}`,
+    )
+    .join(', ');
   console.log(`  click step on the server: ${split}`);
   const ratios = {
-    click_p50: rows[1].p50 / rows[0].p50, click_p95: rows[1].p95 / rows[0].p95,
-    move_p50: rows[2].p50 / rows[0].p50, move_p95: rows[2].p95 / rows[0].p95,
+    click_p50: rows[1].p50 / rows[0].p50,
+    click_p95: rows[1].p95 / rows[0].p95,
+    move_p50: rows[2].p50 / rows[0].p50,
+    move_p95: rows[2].p95 / rows[0].p95,
   };
-  console.log(`  ratio to raw: click p50 ${ratios.click_p50.toFixed(2)}x p95 ${ratios.click_p95.toFixed(2)}x; move p50 ${ratios.move_p50.toFixed(2)}x p95 ${ratios.move_p95.toFixed(2)}x (target <= 1.3x; p50 <= 150 ms)`);
-  console.log(JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), load: { before: loadBefore, after: loadavg() }, rows, ratios }));
+  console.log(
+    `  ratio to raw: click p50 ${ratios.click_p50.toFixed(2)}x p95 ${ratios.click_p95.toFixed(2)}x; move p50 ${ratios.move_p50.toFixed(2)}x p95 ${ratios.move_p95.toFixed(2)}x (target <= 1.3x; p50 <= 150 ms)`,
+  );
+  console.log(
+    JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), load: { before: loadBefore, after: loadavg() }, rows, ratios }),
+  );
 } finally {
   await backend.removeRun(runId);
 }

@@ -30,7 +30,11 @@ const calls = Number(values.calls);
 const requestKb = Number(values['request-kb']);
 /** A stream is ~50 events: fewer of them make a round as long. */
 const streamCalls = Math.max(1, Math.round(calls / 20));
-for (const [name, value] of [['rounds', rounds], ['calls', calls], ['request-kb', requestKb]]) {
+for (const [name, value] of [
+  ['rounds', rounds],
+  ['calls', calls],
+  ['request-kb', requestKb],
+]) {
   if (!(value > 0)) throw new Error(`--${name} ${values[name]}: use a number above 0`);
 }
 
@@ -61,8 +65,16 @@ async function build(dist) {
   const cut = await load('proxy/protocols/chat/event-cut.js', 'proxy/protocols/chat-event-cut.js');
   const streamed = await load('engine-wire/streamed-answer.js');
   return {
-    withoutEngineFields, stripEngineFields, upstreamBodyBytes, parseAnswer, TokenCapture, ChatStreamTranslator, UpstreamChunkParser,
-    UpstreamEventReader, cutChatEvent: cut.cutChatEvent, readStreamedAnswer: streamed.readStreamedAnswer,
+    withoutEngineFields,
+    stripEngineFields,
+    upstreamBodyBytes,
+    parseAnswer,
+    TokenCapture,
+    ChatStreamTranslator,
+    UpstreamChunkParser,
+    UpstreamEventReader,
+    cutChatEvent: cut.cutChatEvent,
+    readStreamedAnswer: streamed.readStreamedAnswer,
   };
 }
 
@@ -93,7 +105,14 @@ const streamParts = streamBytes
   .toString('utf8')
   .split(/(?<=\n\n)/)
   .map((event) => Buffer.from(event));
-const streamData = streamParts.map((part) => part.toString('utf8').replace(/^data: /, '').trimEnd()).filter((data) => data !== '[DONE]');
+const streamData = streamParts
+  .map((part) =>
+    part
+      .toString('utf8')
+      .replace(/^data: /, '')
+      .trimEnd(),
+  )
+  .filter((data) => data !== '[DONE]');
 
 const view = { logprobs: false };
 const baselines = {
@@ -169,7 +188,9 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-console.log(`request ${requestBytes.length} bytes, answer ${answerBytes.length} bytes, its stream ${streamBytes.length} bytes in ${streamData.length} events; best of ${rounds} rounds of ${calls} calls (streams: ${streamCalls}); Node ${process.version}`);
+console.log(
+  `request ${requestBytes.length} bytes, answer ${answerBytes.length} bytes, its stream ${streamBytes.length} bytes in ${streamData.length} events; best of ${rounds} rounds of ${calls} calls (streams: ${streamCalls}); Node ${process.version}`,
+);
 for (const [name, us] of Object.entries(best)) {
   const baseline = BASELINE_OF[name.replace(/^alt: /, '')];
   const ratio = baseline ? ` ${(us / best[baseline]).toFixed(2)}× ${baseline}` : ' (baseline)';

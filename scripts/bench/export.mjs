@@ -63,11 +63,25 @@ function* rolloutCalls(rolloutId) {
     const toolCalls = [{ id: `call_${turn}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `step ${turn}` }) } }];
     const message = turn < turns ? { role: 'assistant', content: null, tool_calls: toolCalls } : { role: 'assistant', content: 'done' };
     yield {
-      rolloutId, seq: turn, label: 'policy', protocol: 'chat', model: 'policy', stream: true,
+      rolloutId,
+      seq: turn,
+      label: 'policy',
+      protocol: 'chat',
+      model: 'policy',
+      stream: true,
       request: { model: 'policy', messages: [...messages], tools: [{ type: 'function', function: { name: 'bash' } }] },
       response: { id: `c${turn}`, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: turn < turns ? 'tool_calls' : 'stop' }] },
-      status: 200, error: null, promptTokenIds: prompt, completionTokenIds: completion, logprobs: lps(completionLen),
-      finishReason: turn < turns ? 'tool_calls' : 'stop', upstream: 'http://bench/v1', startedAt: Date.now(), ttfbMs: 1, durationMs: 2, missingTokenIds: false,
+      status: 200,
+      error: null,
+      promptTokenIds: prompt,
+      completionTokenIds: completion,
+      logprobs: lps(completionLen),
+      finishReason: turn < turns ? 'tool_calls' : 'stop',
+      upstream: 'http://bench/v1',
+      startedAt: Date.now(),
+      ttfbMs: 1,
+      durationMs: 2,
+      missingTokenIds: false,
     };
     const observation = ids(growth - completionLen);
     prompt = [...prompt, ...completion, ...observation];
@@ -104,7 +118,16 @@ async function storageCost() {
     await run(
       `INSERT INTO calls (rollout_id, seq, label, protocol, model, stream, request, response, status, error, prompt_ids, completion_ids, logprobs, finish_reason, upstream, started_at, ttfb_ms, duration_ms, missing_token_ids)
        VALUES (?, ?, 'policy', 'chat', 'policy', 1, ?, ?, 200, NULL, ?, ?, ?, ?, 'u', 0, 1, 2, 0)`,
-      [c.rolloutId, c.seq, JSON.stringify(c.request), JSON.stringify(c.response), i32(c.promptTokenIds), i32(c.completionTokenIds), Buffer.from(Float64Array.from(c.logprobs).buffer), c.finishReason],
+      [
+        c.rolloutId,
+        c.seq,
+        JSON.stringify(c.request),
+        JSON.stringify(c.response),
+        i32(c.promptTokenIds),
+        i32(c.completionTokenIds),
+        Buffer.from(Float64Array.from(c.logprobs).buffer),
+        c.finishReason,
+      ],
     );
   }
   await run('COMMIT');
@@ -114,7 +137,11 @@ async function storageCost() {
       d.get(`SELECT SUM(LENGTH(${col})) AS n FROM calls`, (e, row) => (d.close(), e ? rej(e) : res(row.n)));
     });
   await new Promise((res) => db.close(res));
-  const vacuum = (file) => new Promise((res, rej) => { const d = new sqlite3.Database(path.join(dir, file)); d.exec('PRAGMA wal_checkpoint(TRUNCATE); VACUUM;', (e) => (d.close(), e ? rej(e) : res())); });
+  const vacuum = (file) =>
+    new Promise((res, rej) => {
+      const d = new sqlite3.Database(path.join(dir, file));
+      d.exec('PRAGMA wal_checkpoint(TRUNCATE); VACUUM;', (e) => (d.close(), e ? rej(e) : res()));
+    });
   await vacuum('delta.db');
   await vacuum('whole.db');
   const result = {
@@ -148,7 +175,11 @@ export async function recordingCost(dir, StoreClass = Store) {
   const seconds = (performance.now() - started) / 1000;
   await store.close();
   const calls = rollouts * turns;
-  return { recordCpuUsPerCall: (used.user + used.system) / calls, recordWallUsPerCall: (seconds * 1e6) / calls, recordDbBytes: statSync(path.join(dir, 'recording.db')).size };
+  return {
+    recordCpuUsPerCall: (used.user + used.system) / calls,
+    recordWallUsPerCall: (seconds * 1e6) / calls,
+    recordDbBytes: statSync(path.join(dir, 'recording.db')).size,
+  };
 }
 
 // ── children: one measurement each, peak RSS sampled while it runs ──────
@@ -173,7 +204,15 @@ async function child(kind, dir, runId) {
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage.rss());
-  return { ...result, seconds, callsPerSec: result.calls / seconds, cpuSeconds, callsPerCpuSec: result.calls / cpuSeconds, peakRssMb: mb(peak), maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return {
+    ...result,
+    seconds,
+    callsPerSec: result.calls / seconds,
+    cpuSeconds,
+    callsPerCpuSec: result.calls / cpuSeconds,
+    peakRssMb: mb(peak),
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+  };
 }
 
 /** The columns the exporter scans (it looks up responses and requests only where it needs them), of the same rows in the same order, with no processing. */
@@ -207,11 +246,15 @@ const rollouts = Number(values.rollouts);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'of-bench-export-'));
 try {
   const size = await storageCost();
-  console.log(`storage of one ${size.calls}-turn rollout: prompt ids ${(size.promptIdsBytesWhole / 1024).toFixed(0)} KiB whole → ${(size.promptIdsBytesDelta / 1024).toFixed(0)} KiB delta ` +
-    `(×${(size.promptIdsBytesWhole / size.promptIdsBytesDelta).toFixed(1)}); request JSON ${(size.requestJsonBytes / 1024).toFixed(0)} KiB; ` +
-    `db file ${mb(size.dbBytesWhole).toFixed(1)} MiB → ${mb(size.dbBytesDelta).toFixed(1)} MiB`);
-  console.log(`recording (20 interleaved rollouts × ${turns} turns, the proxy's request text): ${size.recordCpuUsPerCall.toFixed(0)} µs CPU per call ` +
-    `(${size.recordWallUsPerCall.toFixed(0)} µs wall), db ${mb(size.recordDbBytes).toFixed(1)} MiB`);
+  console.log(
+    `storage of one ${size.calls}-turn rollout: prompt ids ${(size.promptIdsBytesWhole / 1024).toFixed(0)} KiB whole → ${(size.promptIdsBytesDelta / 1024).toFixed(0)} KiB delta ` +
+      `(×${(size.promptIdsBytesWhole / size.promptIdsBytesDelta).toFixed(1)}); request JSON ${(size.requestJsonBytes / 1024).toFixed(0)} KiB; ` +
+      `db file ${mb(size.dbBytesWhole).toFixed(1)} MiB → ${mb(size.dbBytesDelta).toFixed(1)} MiB`,
+  );
+  console.log(
+    `recording (20 interleaved rollouts × ${turns} turns, the proxy's request text): ${size.recordCpuUsPerCall.toFixed(0)} µs CPU per call ` +
+      `(${size.recordWallUsPerCall.toFixed(0)} µs wall), db ${mb(size.recordDbBytes).toFixed(1)} MiB`,
+  );
 
   const t0 = performance.now();
   const store = await Store.open(path.join(dir, 'openforge.db'));
@@ -219,7 +262,9 @@ try {
   await recordRun(store, 'full', rollouts);
   await store.close();
   const dbBytes = statSync(path.join(dir, 'openforge.db')).size + (statSync(path.join(dir, 'openforge.db-wal'), { throwIfNoEntry: false })?.size ?? 0);
-  console.log(`synthetic store: ${rollouts * 1.5} rollouts × ${turns} turns = ${rollouts * 1.5 * turns} calls, ${mb(dbBytes).toFixed(0)} MiB, built in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `synthetic store: ${rollouts * 1.5} rollouts × ${turns} turns = ${rollouts * 1.5 * turns} calls, ${mb(dbBytes).toFixed(0)} MiB, built in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
 
   measure('scan', dir, 'full'); // warm-up: the same page cache for every measurement
   const scan = measure('scan', dir, 'full');
@@ -235,8 +280,12 @@ try {
   console.log(row('export verl → Parquet', parquet) + `  ${mb(parquet.fileBytes).toFixed(0)} MiB out`);
   console.log(row('export verl → JSONL, N/2', half));
   console.log(row('export verl → Parquet, N/2', halfParquet));
-  console.log(`JSONL export costs ×${(scan.callsPerSec / jsonl.callsPerSec).toFixed(2)} the raw scan (×${(scan.callsPerCpuSec / jsonl.callsPerCpuSec).toFixed(2)} in CPU time)`);
-  console.log(`peak RSS, N/2 → N calls: JSONL ${half.peakRssMb.toFixed(0)} → ${jsonl.peakRssMb.toFixed(0)} MiB, Parquet ${halfParquet.peakRssMb.toFixed(0)} → ${parquet.peakRssMb.toFixed(0)} MiB`);
+  console.log(
+    `JSONL export costs ×${(scan.callsPerSec / jsonl.callsPerSec).toFixed(2)} the raw scan (×${(scan.callsPerCpuSec / jsonl.callsPerCpuSec).toFixed(2)} in CPU time)`,
+  );
+  console.log(
+    `peak RSS, N/2 → N calls: JSONL ${half.peakRssMb.toFixed(0)} → ${jsonl.peakRssMb.toFixed(0)} MiB, Parquet ${halfParquet.peakRssMb.toFixed(0)} → ${parquet.peakRssMb.toFixed(0)} MiB`,
+  );
   console.log(JSON.stringify({ storage: size, dbBytes, scan, jsonl, parquet, half, halfParquet }));
 } finally {
   if (values.keep) console.log(`kept ${dir}`);

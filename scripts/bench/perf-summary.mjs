@@ -32,7 +32,12 @@ import { benchArgs } from './bench-args.mjs';
 export function useLatestJitNames(file) {
   const listed = spawnSync('perf', ['script', '-i', file, '-F', 'pid'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (listed.status !== 0) return;
-  for (const pid of new Set(listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean))) {
+  for (const pid of new Set(
+    listed.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  )) {
     const map = `/tmp/perf-${pid}.map`;
     const original = `${map}.orig`;
     if (!existsSync(map)) continue;
@@ -151,7 +156,8 @@ const JS_FRAME = /^(?:JS|LazyCompile|Function):[*~^]?/;
  * JavaScript frame are grouped by their own function. Needs call chains (`perf record -g`).
  */
 export function summarizeOwners(file, { tid, top = 25 } = {}) {
-  if (!existsSync(file)) throw new Error(`${file}: no such file; pass a perf.data written by \`perf record -g\` (e.g. by proxy.mjs --perf DIR --perf-call-graph)`);
+  if (!existsSync(file))
+    throw new Error(`${file}: no such file; pass a perf.data written by \`perf record -g\` (e.g. by proxy.mjs --perf DIR --perf-call-graph)`);
   useLatestJitNames(file);
   const scriptText = perfOutput(file, ['script', '-F', 'tid,ip,sym,dso']);
   const samples = [];
@@ -173,19 +179,33 @@ export function summarizeOwners(file, { tid, top = 25 } = {}) {
   const thread = tid ?? [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
   if (!counts.has(thread)) throw new Error(`${file}: thread ${thread} has no samples; its threads: ${[...counts.keys()].join(', ')}`);
   const mine = samples.filter((s) => s.tid === thread);
-  if (!mine.some((s) => s.frames.length > 1)) throw new Error(`${file}: its samples have no call chains: record with \`perf record -g\` (proxy.mjs --perf DIR --perf-call-graph)`);
+  if (!mine.some((s) => s.frames.length > 1))
+    throw new Error(`${file}: its samples have no call chains: record with \`perf record -g\` (proxy.mjs --perf DIR --perf-call-graph)`);
   const owners = new Map();
   const kinds = new Map();
   for (const s of mine) {
     const js = s.frames.find((f) => JS_FRAME.test(f.symbol));
     const owner = js ?? s.frames[0] ?? { symbol: '?', dso: '?' };
-    const kind = js ? codeKind({ dso: owner.dso, kind: '.', symbol: owner.symbol }) : `no JavaScript on the stack: ${codeKind({ dso: owner.dso, kind: owner.dso === '[kernel.kallsyms]' ? 'k' : '.', symbol: owner.symbol })}`;
-    const name = `${owner.symbol.replace(JS_FRAME, '').replace(/\S*\/node_modules\//, 'npm:').replace(/file:\/\/\S*?\/dist\//, 'dist/')}  [${kind}]`;
+    const kind = js
+      ? codeKind({ dso: owner.dso, kind: '.', symbol: owner.symbol })
+      : `no JavaScript on the stack: ${codeKind({ dso: owner.dso, kind: owner.dso === '[kernel.kallsyms]' ? 'k' : '.', symbol: owner.symbol })}`;
+    const name = `${owner.symbol
+      .replace(JS_FRAME, '')
+      .replace(/\S*\/node_modules\//, 'npm:')
+      .replace(/file:\/\/\S*?\/dist\//, 'dist/')}  [${kind}]`;
     owners.set(name, (owners.get(name) ?? 0) + 1);
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
   const sorted = (map) => [...map.entries()].sort((a, b) => b[1] - a[1]);
-  return { thread, threads: counts.size, samples: mine.length, cpuMs: null, kinds: sorted(kinds), functions: sorted(owners).slice(0, top), titles: ['by kind of the owning code', 'by owner'] };
+  return {
+    thread,
+    threads: counts.size,
+    samples: mine.length,
+    cpuMs: null,
+    kinds: sorted(kinds),
+    functions: sorted(owners).slice(0, top),
+    titles: ['by kind of the owning code', 'by owner'],
+  };
 }
 
 export function printPerfSummary(file, summary) {
@@ -200,7 +220,10 @@ export function printPerfSummary(file, summary) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values, positionals } = benchArgs(import.meta.url, { allowPositionals: true, options: { tid: { type: 'string' }, top: { type: 'string', default: '25' }, 'by-owner': { type: 'boolean', default: false } } });
+  const { values, positionals } = benchArgs(import.meta.url, {
+    allowPositionals: true,
+    options: { tid: { type: 'string' }, top: { type: 'string', default: '25' }, 'by-owner': { type: 'boolean', default: false } },
+  });
   if (positionals.length !== 1) {
     console.error('usage: node scripts/bench/perf-summary.mjs FILE [--tid N] [--top 25] [--by-owner]');
     process.exit(2);

@@ -247,7 +247,7 @@ async function passthroughRole() {
   const extraCpuMs = Number(values['passthrough-cpu-us']) / 1000;
   const server = http.createServer({ keepAliveTimeout: 72_000, requestTimeout: 0, noDelay: true }, (req, res) => {
     // diagnostic: a forwarder as busy per call as the proxy, to tell its CPU from anything else
-    for (const end = performance.now() + extraCpuMs; performance.now() < end; );
+    for (const end = performance.now() + extraCpuMs; performance.now() < end;);
     req.pipe(relayed(upstream, agent, res, { method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -424,12 +424,30 @@ function summarize(samples) {
     hopP50: pct(hops, 50),
     hopP99: pct(hops, 99),
     hopPercentiles: Object.fromEntries(HOP_PERCENTILES.map((p) => [p, pct(hops, p)])),
-    ttfbP50: pct(samples.map((s) => s.ttfb), 50),
-    ttfbP99: pct(samples.map((s) => s.ttfb), 99),
-    ttfbHopP50: pct(samples.map((s) => s.ttfbHop ?? null), 50),
-    ttfbHopP99: pct(samples.map((s) => s.ttfbHop ?? null), 99),
-    ttftP50: pct(samples.map((s) => s.ttft), 50),
-    ttftP99: pct(samples.map((s) => s.ttft), 99),
+    ttfbP50: pct(
+      samples.map((s) => s.ttfb),
+      50,
+    ),
+    ttfbP99: pct(
+      samples.map((s) => s.ttfb),
+      99,
+    ),
+    ttfbHopP50: pct(
+      samples.map((s) => s.ttfbHop ?? null),
+      50,
+    ),
+    ttfbHopP99: pct(
+      samples.map((s) => s.ttfbHop ?? null),
+      99,
+    ),
+    ttftP50: pct(
+      samples.map((s) => s.ttft),
+      50,
+    ),
+    ttftP99: pct(
+      samples.map((s) => s.ttft),
+      99,
+    ),
   };
 }
 
@@ -479,7 +497,9 @@ function perfRecord(pid, file) {
   const callGraph = values['perf-call-graph'] ? ['-g'] : [];
   const raw = `${file}.raw`;
   // -k 1: the samples on the monotonic clock, which the jitdump's records are timed by
-  const perf = spawn('perf', ['record', '-q', '-k', '1', '-e', 'cpu-clock', '-F', '1999', ...callGraph, '-p', String(pid), '-o', raw], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const perf = spawn('perf', ['record', '-q', '-k', '1', '-e', 'cpu-clock', '-F', '1999', ...callGraph, '-p', String(pid), '-o', raw], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const exited = new Promise((resolve) => perf.once('exit', resolve));
   return {
     pid,
@@ -522,22 +542,64 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
   if (pinned && !pinSelf('0')) throw new Error('taskset failed: cannot run the pinned mode');
   if (pinned && cpuProfDir) {
     // seen here: 617 ms of samples where the thread ran ~5 s, a third of them "(garbage collector)"
-    console.error("bench: --cpu-prof in the pinned mode: V8's sampling thread shares the proxy's core, so it samples mostly where the serving thread gives the core up; profile with --modes shared");
+    console.error(
+      "bench: --cpu-prof in the pinned mode: V8's sampling thread shares the proxy's core, so it samples mostly where the serving thread gives the core up; profile with --modes shared",
+    );
   }
   const hop = pinned ? 1 : undefined;
   const procs = {
-    proxy: child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice']], hop, serverNodeFlags),
+    proxy: child(
+      'proxy',
+      [
+        '--upstream',
+        simUrl,
+        '--db',
+        path.join(dir, `${mode}-${speed}.db`),
+        '--record-linger-ms',
+        values['record-linger-ms'],
+        '--helper-nice',
+        values['helper-nice'],
+      ],
+      hop,
+      serverNodeFlags,
+    ),
     'proxy-nosink': child('proxy', ['--upstream', simUrl, '--sink', 'none', '--helper-nice', values['helper-nice']], hop, serverNodeFlags),
     passthrough: child('passthrough', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop, serverNodeFlags),
     // diagnostic, on request: the web framework and the JSON parse alone, forwarding
-    ...(targets.includes('framework') ? { framework: child('framework', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop, serverNodeFlags) } : {}),
+    ...(targets.includes('framework')
+      ? { framework: child('framework', ['--upstream', simUrl, '--helper-nice', values['helper-nice']], hop, serverNodeFlags) }
+      : {}),
     // diagnostic, on request: a second recording proxy whose helper threads keep the serving thread's priority
     ...(targets.includes('proxy-nice0')
-      ? { 'proxy-nice0': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'], hop, serverNodeFlags) }
+      ? {
+          'proxy-nice0': child(
+            'proxy',
+            ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-nice0.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', '0'],
+            hop,
+            serverNodeFlags,
+          ),
+        }
       : {}),
     // diagnostic, on request: a second recording proxy started with other Node / V8 flags (--alt-node-flags)
     ...(targets.includes('proxy-alt')
-      ? { 'proxy-alt': child('proxy', ['--upstream', simUrl, '--db', path.join(dir, `${mode}-${speed}-alt.db`), '--record-linger-ms', values['record-linger-ms'], '--helper-nice', values['helper-nice'], ...altDist], hop, [...serverNodeFlags, ...altNodeFlags]) }
+      ? {
+          'proxy-alt': child(
+            'proxy',
+            [
+              '--upstream',
+              simUrl,
+              '--db',
+              path.join(dir, `${mode}-${speed}-alt.db`),
+              '--record-linger-ms',
+              values['record-linger-ms'],
+              '--helper-nice',
+              values['helper-nice'],
+              ...altDist,
+            ],
+            hop,
+            [...serverNodeFlags, ...altNodeFlags],
+          ),
+        }
       : {}),
   };
   const loadgen = child('loadgen', [], pinned ? 0 : undefined);
@@ -563,7 +625,15 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     whole: JSON.stringify({ ...agentTurn(false, REQUEST_KB), ...(capture ? tokenCapture : {}) }),
     stream: JSON.stringify({ ...agentTurn(true, REQUEST_KB), ...streamCap, ...(capture ? streamCapture : {}) }),
   });
-  const bodyFor = { direct: bodies(true), passthrough: bodies(true), framework: bodies(true), proxy: bodies(false), 'proxy-nosink': bodies(false), 'proxy-nice0': bodies(false), 'proxy-alt': bodies(false) };
+  const bodyFor = {
+    direct: bodies(true),
+    passthrough: bodies(true),
+    framework: bodies(true),
+    proxy: bodies(false),
+    'proxy-nosink': bodies(false),
+    'proxy-nice0': bodies(false),
+    'proxy-alt': bodies(false),
+  };
 
   const drain = async (target) => {
     // the records of a target's calls are written before anything else runs (and count in its CPU)
@@ -581,9 +651,38 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     // --streams-only: the rounds measure streams alone (the warm-up still serves non-streamed calls, for V8)
     const requests = streamsAlone ? 0 : Math.round((paced ? Math.max(600, concurrency * pacedCallsPerClient) : Math.max(1_000, concurrency * 16)) * scale);
     const streams = speed === 'lockstep' ? 0 : Math.round(Math.max(120, concurrency * 4) * scale * (streamsAlone ? 4 : 1));
-    const collected = Object.fromEntries(targets.map((t) => [t, { whole: [], stream: [], wholeWallMs: 0, cpuMs: 0, mainCpuMs: 0, mainSystemMs: 0, minorFaults: 0, contextSwitches: 0, cpuWallMs: 0, hopP99ByRound: [], ttfbP50ByRound: [], ttfbHopP50ByRound: [] }]));
+    const collected = Object.fromEntries(
+      targets.map((t) => [
+        t,
+        {
+          whole: [],
+          stream: [],
+          wholeWallMs: 0,
+          cpuMs: 0,
+          mainCpuMs: 0,
+          mainSystemMs: 0,
+          minorFaults: 0,
+          contextSwitches: 0,
+          cpuWallMs: 0,
+          hopP99ByRound: [],
+          ttfbP50ByRound: [],
+          ttfbHopP50ByRound: [],
+        },
+      ]),
+    );
     const run = async (target, text, count, warmup) => {
-      const result = await loadgen.ask({ type: 'run', tag: `${target}.${concurrency}.${++runs}`, target, urls: urls[target], headers: headersFor(text), body: text, concurrency, requests: count, warmup, toolMs });
+      const result = await loadgen.ask({
+        type: 'run',
+        tag: `${target}.${concurrency}.${++runs}`,
+        target,
+        urls: urls[target],
+        headers: headersFor(text),
+        body: text,
+        concurrency,
+        requests: count,
+        warmup,
+        toolMs,
+      });
       for (const sample of result.samples) {
         const served = sim.serviceMs.get(sample.id);
         sample.hop = served === undefined || !sample.ok ? null : sample.ms - served;
@@ -610,7 +709,9 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     const servers = targets.filter((t) => t !== 'direct');
     // the other targets' rounds leave the proxy idle, and idle samples are not the serving thread's work
     if (cpuProfDir && targets.includes('proxy')) await procs.proxy.ask({ type: 'profile-start' });
-    const perfRecords = perfDir ? servers.filter((t) => procs[t]).map((t) => perfRecord(procs[t].proc.pid, path.join(perfDir, `${t}-${mode}-${speed}-${concurrency}.perf.data`))) : [];
+    const perfRecords = perfDir
+      ? servers.filter((t) => procs[t]).map((t) => perfRecord(procs[t].proc.pid, path.join(perfDir, `${t}-${mode}-${speed}-${concurrency}.perf.data`)))
+      : [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = [...servers.map((_, i) => servers[(i + round) % servers.length]), ...(targets.includes('direct') ? ['direct'] : [])];
       for (const target of order) {
@@ -656,14 +757,27 @@ async function runMode(mode, { sim, speed, dir, levels, scale, targets, toolMs: 
     for (const record of perfRecords) {
       const file = await record.stop();
       const summary = summarizePerf(file, { tid: record.pid, top: 12 });
-      const kinds = summary.kinds.slice(0, 6).map(([kind, n]) => `${kind} ${((n / summary.samples) * 100).toFixed(1)} %`).join(', ');
+      const kinds = summary.kinds
+        .slice(0, 6)
+        .map(([kind, n]) => `${kind} ${((n / summary.samples) * 100).toFixed(1)} %`)
+        .join(', ');
       console.error(`bench: perf, ${path.basename(file)}: serving thread ${summary.samples} samples; ${kinds} (node scripts/bench/perf-summary.mjs ${file})`);
     }
     if (cpuProfDir && targets.includes('proxy')) {
       const { file } = await procs.proxy.ask({ type: 'profile-stop', file: path.join(cpuProfDir, `proxy-${mode}-${speed}-${concurrency}.cpuprofile`) });
       console.error(`bench: the proxy's CPU profile over the measured rounds: ${file}`);
     }
-    const row = { concurrency, whole: {}, stream: {}, cpuUsPerCall: {}, mainThreadCpuUsPerCall: {}, mainThreadBusy: {}, mainThreadSystemUsPerCall: {}, minorFaultsPerCall: {}, contextSwitchesPerCall: {} };
+    const row = {
+      concurrency,
+      whole: {},
+      stream: {},
+      cpuUsPerCall: {},
+      mainThreadCpuUsPerCall: {},
+      mainThreadBusy: {},
+      mainThreadSystemUsPerCall: {},
+      minorFaultsPerCall: {},
+      contextSwitchesPerCall: {},
+    };
     for (const target of targets) {
       const c = collected[target];
       row.whole[target] = { ...summarize(c.whole), wallMs: c.wholeWallMs, hopP99ByRound: c.hopP99ByRound };
@@ -703,7 +817,11 @@ async function measureStreamsMemory({ policy, dir, count }) {
   const idleRss = (await proxy.ask({ type: 'rss' })).rss;
   const streamBody = JSON.stringify(agentTurn(true, REQUEST_KB));
   const holding = await loadgen.ask({
-    type: 'hold', count, timeoutMs: 30_000, headers: headersFor(streamBody), body: streamBody,
+    type: 'hold',
+    count,
+    timeoutMs: 30_000,
+    headers: headersFor(streamBody),
+    body: streamBody,
     urls: info.secrets.map((secret) => `${info.url}/s/${secret}/v1/chat/completions`),
   });
   let rss = 0;
@@ -742,14 +860,17 @@ async function main() {
   if (!speeds.length) throw new Error('--streams-only: lockstep measures no streams; use --upstreams instant, paced or engine');
   const paceTokenMs = Number(values['pace-token-ms']);
   const prefillTokensPerSecond = Number(values['prefill-tokens-per-s']);
-  if (!(prefillTokensPerSecond > 0)) throw new Error(`--prefill-tokens-per-s ${values['prefill-tokens-per-s']}: use a number of prompt tokens a second, above 0`);
+  if (!(prefillTokensPerSecond > 0))
+    throw new Error(`--prefill-tokens-per-s ${values['prefill-tokens-per-s']}: use a number of prompt tokens a second, above 0`);
   const decodeTokensPerSecond = Number(values['decode-tokens-per-s']);
   if (!(decodeTokensPerSecond > 0)) throw new Error(`--decode-tokens-per-s ${values['decode-tokens-per-s']}: use a number of tokens a second, above 0`);
   const toolMs = Number(values['tool-ms']);
   const pacedCallsPerClient = Number(values['paced-calls-per-client']);
   if (!(pacedCallsPerClient >= 1)) throw new Error(`--paced-calls-per-client ${values['paced-calls-per-client']}: use a whole number, 1 or more`);
-  if (values['helper-nice'] !== '' && !/^(1?\d)$/.test(values['helper-nice'])) throw new Error(`--helper-nice ${values['helper-nice']}: use a whole number from 0 to 19`);
-  if (!(Number(values['passthrough-cpu-us']) >= 0)) throw new Error(`--passthrough-cpu-us ${values['passthrough-cpu-us']}: use a number of microseconds, 0 or more`);
+  if (values['helper-nice'] !== '' && !/^(1?\d)$/.test(values['helper-nice']))
+    throw new Error(`--helper-nice ${values['helper-nice']}: use a whole number from 0 to 19`);
+  if (!(Number(values['passthrough-cpu-us']) >= 0))
+    throw new Error(`--passthrough-cpu-us ${values['passthrough-cpu-us']}: use a number of microseconds, 0 or more`);
   if (!(toolMs >= 0)) throw new Error(`--tool-ms ${values['tool-ms']}: use a number of milliseconds, 0 or more`);
   const sims = {
     instant: await startTimedSim({ policy, tokenDelayMs }),
@@ -764,14 +885,25 @@ async function main() {
       // a paced call lasts ~0.25 s: at low concurrency nothing queues, so `instant` says all there is
       const speedLevels = speed !== 'instant' ? levels.filter((c) => c >= 16) : levels;
       const skipped = levels.filter((c) => !speedLevels.includes(c));
-      if (skipped.length && mode === modes[0]) console.error(`bench: the ${speed} upstream measures 16 concurrent calls or more; level ${skipped.join(', ')} only with --upstreams instant`);
-      if (speedLevels.length) results.push(await runMode(mode, { sim: sims[speed], speed, dir, levels: speedLevels, scale, targets, toolMs, pacedCallsPerClient }));
+      if (skipped.length && mode === modes[0])
+        console.error(`bench: the ${speed} upstream measures 16 concurrent calls or more; level ${skipped.join(', ')} only with --upstreams instant`);
+      if (speedLevels.length)
+        results.push(await runMode(mode, { sim: sims[speed], speed, dir, levels: speedLevels, scale, targets, toolMs, pacedCallsPerClient }));
     }
   }
   await Promise.all(Object.values(sims).map((sim) => sim.close()));
   const memory = values['skip-memory'] ? null : await measureStreamsMemory({ policy, dir, count: Number(values.streams) });
   rmSync(dir, { recursive: true, force: true });
-  report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens: await promptTokens(), toolMs, targets, loadAtStart });
+  report(results, memory, {
+    tokenDelayMs,
+    paceTokenMs,
+    prefillTokensPerSecond,
+    decodeTokensPerSecond,
+    promptTokens: await promptTokens(),
+    toolMs,
+    targets,
+    loadAtStart,
+  });
 }
 
 /**
@@ -822,9 +954,23 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
   const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
   const rps = (r) => (r.count / r.wallMs) * 1000;
   // other work on the machine skews every number: the 1-minute load average says how much there was
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(agentTurn(false, REQUEST_KB)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`);
-  console.log(`targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('framework') ? '; framework = a fastify forwarder that reads and parses each body as the proxy does, and records nothing (diagnostic)' : ''}${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`);
-  const json = { machine: `${os.cpus().length} cores`, loadAverage: { start: loadAtStart, end: os.loadavg()[0] }, tokenDelayMs, paceTokenMs, prefillTokensPerSecond, decodeTokensPerSecond, promptTokens, toolMs, modes: [] };
+  console.log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; streams: ${tokenDelayMs} ms per token; paced non-streamed answers: ${paceTokenMs} ms per token; requests ${(JSON.stringify(agentTurn(false, REQUEST_KB)).length / 1024).toFixed(1)} KB; loopback; ${ROUNDS} interleaved rounds per target`,
+  );
+  console.log(
+    `targets: direct = client → sim; passthrough = BASELINE minimal forwarder (no parsing, no recording); proxy = recording proxy with a SQLite store; proxy-nosink = same proxy, records dropped (diagnostic)${targets.includes('framework') ? '; framework = a fastify forwarder that reads and parses each body as the proxy does, and records nothing (diagnostic)' : ''}${targets.includes('proxy-nice0') ? '; proxy-nice0 = the recording proxy with its helper threads at normal priority (diagnostic)' : ''}${targets.includes('proxy-alt') ? `; proxy-alt = the recording proxy under ${altNodeFlags.join(' ') || 'the same flags'} (diagnostic)` : ''}`,
+  );
+  const json = {
+    machine: `${os.cpus().length} cores`,
+    loadAverage: { start: loadAtStart, end: os.loadavg()[0] },
+    tokenDelayMs,
+    paceTokenMs,
+    prefillTokensPerSecond,
+    decodeTokensPerSecond,
+    promptTokens,
+    toolMs,
+    modes: [],
+  };
   const prefillMs = (promptTokens / prefillTokensPerSecond) * 1000;
   for (const { mode, speed, streamsAlone, rows, recorded } of results) {
     const upstream = {
@@ -833,16 +979,31 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
       engine: `engine upstream (paced as a GPU engine: the first token after the prompt's prefill, ${promptTokens} tokens at ${prefillTokensPerSecond} tokens/s = ${f(prefillMs, 1)} ms; a decode step ${paceTokenMs} ms or the streams decoding / ${decodeTokensPerSecond} tokens/s if longer); clients run a tool for ${toolMs} ms on average between streams`,
       lockstep: 'lockstep upstream (paced, every answer the same length: waves of calls arrive together; worst case)',
     }[speed];
-    console.log(`\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`);
+    console.log(
+      `\n== ${mode === 'pinned' ? 'pinned: sim + load generator on CPU 0, proxy / pass-through on CPU 1' : 'shared: every process on both CPUs'}; ${upstream} ==`,
+    );
     // with the sim saturated (instant), a call's hop includes its wait in the sim's socket queue, which
     // depends on how fast each target feeds the sim: there, added compares end-to-end percentiles
     const paired = speed !== 'instant' && !streamsAlone;
     const added = (r, d) => (paired ? [r.hopP50 - d.hopP50, r.hopP99 - d.hopP99] : [r.p50 - d.p50, r.p99 - d.p99]);
     if (streamsAlone) {
-      for (const row of rows) console.log(`${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread, and how busy the main thread was): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}, ${f(row.mainThreadBusy[t] == null ? null : 100 * row.mainThreadBusy[t], 0)} %`).join('; ')}`);
+      for (const row of rows)
+        console.log(
+          `${row.concurrency} concurrent streams, CPU µs per stream (all threads / main thread, and how busy the main thread was): ${targets
+            .filter((t) => t !== 'direct')
+            .map(
+              (t) =>
+                `${t} ${f(row.cpuUsPerCall[t], 0)} / ${f(row.mainThreadCpuUsPerCall[t], 0)}, ${f(row.mainThreadBusy[t] == null ? null : 100 * row.mainThreadBusy[t], 0)} %`,
+            )
+            .join('; ')}`,
+        );
     }
-    if (!streamsAlone) console.log('non-streaming (ms): p50, p99 = end to end; hop = a call\'s latency minus the time the sim spent serving it (paired per call);');
-    if (!streamsAlone) console.log(`  added = ${paired ? 'hop − direct\'s hop' : 'end to end − direct\'s (the sim is saturated)'}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`);
+    if (!streamsAlone)
+      console.log("non-streaming (ms): p50, p99 = end to end; hop = a call's latency minus the time the sim spent serving it (paired per call);");
+    if (!streamsAlone)
+      console.log(
+        `  added = ${paired ? "hop − direct's hop" : "end to end − direct's (the sim is saturated)"}, at the same percentile; thr = throughput / direct; cpu = server process CPU per call, all threads; main = its main (serving) thread alone`,
+      );
     if (!streamsAlone) console.log('conc  target          p50     p99   req/s  err | hop p50 hop p99 |  +p50    +p99    thr   cpu µs  main µs');
     const modeJson = { mode, speed, recorded, levels: [] };
     for (const row of streamsAlone ? [] : rows) {
@@ -853,40 +1014,77 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
         const [added50, added99] = d ? added(r, d) : [];
         const vs = target === 'direct' || !d ? '' : `${f(added50).padStart(6)}  ${f(added99).padStart(6)}  ${f((rps(r) / rps(d)) * 100, 0).padStart(4)} %`;
         const hops = `${f(r.hopP50).padStart(7)} ${f(r.hopP99).padStart(7)}`;
-        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}  ${f(row.mainThreadCpuUsPerCall[target], 0).padStart(7)}`);
+        console.log(
+          `${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.p50).padStart(6)}  ${f(r.p99).padStart(6)}  ${f(rps(r), 0).padStart(6)}  ${String(r.errors).padStart(3)} | ${hops} | ${vs.padEnd(24)}  ${f(row.cpuUsPerCall[target], 0).padStart(6)}  ${f(row.mainThreadCpuUsPerCall[target], 0).padStart(7)}`,
+        );
       }
     }
     for (const row of rows) {
       const per = streamsAlone ? 'stream' : 'call';
-      console.log(`${row.concurrency} concurrent, per ${per}: main thread's system time µs / minor page faults / context switches (all threads): ${targets.filter((t) => t !== 'direct').map((t) => `${t} ${f(row.mainThreadSystemUsPerCall[t], 0)} / ${f(row.minorFaultsPerCall[t], 1)} / ${f(row.contextSwitchesPerCall[t], 1)}`).join('; ')}`);
+      console.log(
+        `${row.concurrency} concurrent, per ${per}: main thread's system time µs / minor page faults / context switches (all threads): ${targets
+          .filter((t) => t !== 'direct')
+          .map((t) => `${t} ${f(row.mainThreadSystemUsPerCall[t], 0)} / ${f(row.minorFaultsPerCall[t], 1)} / ${f(row.contextSwitchesPerCall[t], 1)}`)
+          .join('; ')}`,
+      );
     }
     const streamed = speed !== 'lockstep';
-    const arrivals = speed === 'instant' ? 'each client streams again at once: streams start in waves, a worst case' : `each client runs a tool for ${toolMs} ms on average between streams`;
+    const arrivals =
+      speed === 'instant'
+        ? 'each client streams again at once: streams start in waves, a worst case'
+        : `each client runs a tool for ${toolMs} ms on average between streams`;
     // Paired as the non-streamed hop is: a stream's TTFB minus the sim's own time from its request to its
     // first write. The unpaired ratio carries the sim's queueing, which differs from round to round by more
     // than the path adds (±10 ms at 64 paced streams on this machine, for the forwarder as for the proxy).
     const streamPaired = speed !== 'instant';
-    if (streamed) console.log(`streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms${speed === 'engine' ? ` or more + the prefill, ${f(prefillMs, 1)} ms` : ''}): TTFB = first body byte, TTFT = first content token; ratio = target / direct, added = target − direct`);
-    if (streamed && streamPaired) console.log('  TTFB hop = a stream\'s TTFB minus the sim\'s time from its request to its first write (paired per stream); +hop = hop − direct\'s hop; paired = (direct\'s TTFB + hop added) / direct\'s TTFB');
-    if (streamed) console.log(`conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  TTFB added  errors${streamPaired ? '  TTFB hop    +hop  paired' : ''}`);
+    if (streamed)
+      console.log(
+        `streaming p50 (ms; ${arrivals}; first token after ${speed === 'instant' ? tokenDelayMs : paceTokenMs} ms${speed === 'engine' ? ` or more + the prefill, ${f(prefillMs, 1)} ms` : ''}): TTFB = first body byte, TTFT = first content token; ratio = target / direct, added = target − direct`,
+      );
+    if (streamed && streamPaired)
+      console.log(
+        "  TTFB hop = a stream's TTFB minus the sim's time from its request to its first write (paired per stream); +hop = hop − direct's hop; paired = (direct's TTFB + hop added) / direct's TTFB",
+      );
+    if (streamed)
+      console.log(
+        `conc  target         TTFB    TTFT   TTFT p99  TTFB ratio  TTFT ratio  TTFB added  errors${streamPaired ? '  TTFB hop    +hop  paired' : ''}`,
+      );
     for (const row of streamed ? rows : []) {
       const d = row.stream.direct;
       for (const target of targets) {
         const r = row.stream[target];
         if (!r) continue;
-        const ratios = target === 'direct' || !d ? ''.padEnd(34) : `${f(r.ttfbP50 / d.ttfbP50).padStart(10)}  ${f(r.ttftP50 / d.ttftP50).padStart(10)}  ${f(r.ttfbP50 - d.ttfbP50).padStart(10)}`;
-        const hop = !streamPaired ? '' : `  ${f(r.ttfbHopP50).padStart(8)}${target === 'direct' || !d ? '' : `  ${f(ttfbHopAdded(r, d)).padStart(6)}  ${f(pairedTtfbRatio(r, d)).padStart(6)}`}`;
-        console.log(`${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.ttfbP50).padStart(5)}  ${f(r.ttftP50).padStart(6)}  ${f(r.ttftP99).padStart(8)}  ${ratios}  ${String(r.errors).padStart(6)}${hop}`);
+        const ratios =
+          target === 'direct' || !d
+            ? ''.padEnd(34)
+            : `${f(r.ttfbP50 / d.ttfbP50).padStart(10)}  ${f(r.ttftP50 / d.ttftP50).padStart(10)}  ${f(r.ttfbP50 - d.ttfbP50).padStart(10)}`;
+        const hop = !streamPaired
+          ? ''
+          : `  ${f(r.ttfbHopP50).padStart(8)}${target === 'direct' || !d ? '' : `  ${f(ttfbHopAdded(r, d)).padStart(6)}  ${f(pairedTtfbRatio(r, d)).padStart(6)}`}`;
+        console.log(
+          `${String(row.concurrency).padStart(4)}  ${target.padEnd(13)} ${f(r.ttfbP50).padStart(5)}  ${f(r.ttftP50).padStart(6)}  ${f(r.ttftP99).padStart(8)}  ${ratios}  ${String(r.errors).padStart(6)}${hop}`,
+        );
       }
     }
     // direct streams in every round too: a target's TTFB minus direct's in the same round shows how much of the gap is noise
-    const ttfbAddedByRound = (row, target) => row.stream[target].ttfbP50ByRound.map((x, i) => (x === null || row.stream.direct?.ttfbP50ByRound[i] == null ? null : x - row.stream.direct.ttfbP50ByRound[i]));
+    const ttfbAddedByRound = (row, target) =>
+      row.stream[target].ttfbP50ByRound.map((x, i) =>
+        x === null || row.stream.direct?.ttfbP50ByRound[i] == null ? null : x - row.stream.direct.ttfbP50ByRound[i],
+      );
     const signed = (x) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${f(x)}`);
-    const hopAddedByRound = (row, target) => row.stream[target].ttfbHopP50ByRound.map((x, i) => (x === null || row.stream.direct?.ttfbHopP50ByRound[i] == null ? null : x - row.stream.direct.ttfbHopP50ByRound[i]));
+    const hopAddedByRound = (row, target) =>
+      row.stream[target].ttfbHopP50ByRound.map((x, i) =>
+        x === null || row.stream.direct?.ttfbHopP50ByRound[i] == null ? null : x - row.stream.direct.ttfbHopP50ByRound[i],
+      );
     for (const row of streamed && targets.includes('direct') ? rows : []) {
       const others = targets.filter((t) => t !== 'direct' && row.stream[t]);
-      console.log(`TTFB added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${ttfbAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`);
-      if (streamPaired) console.log(`TTFB hop added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${hopAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`);
+      console.log(
+        `TTFB added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${ttfbAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`,
+      );
+      if (streamPaired)
+        console.log(
+          `TTFB hop added by round, ${row.concurrency} concurrent (ms): ${others.map((t) => `${t} ${hopAddedByRound(row, t).map(signed).join(' / ')}`).join('; ')}`,
+        );
     }
     for (const row of rows) {
       const d = row.whole.direct;
@@ -905,21 +1103,53 @@ function report(results, memory, { tokenDelayMs, paceTokenMs, prefillTokensPerSe
         const st = row.stream[target];
         if (!w) continue;
         level.targets[target] = {
-          p50: w.p50, p99: w.p99, hop: w.hopPercentiles, hopP99ByRound: w.hopP99ByRound, rps: rps(w), errors: w.errors + st.errors,
-          ...(d && target !== 'direct' ? { addedP50: added(w, d)[0], addedP99: added(w, d)[1], endToEndAddedP50: w.p50 - d.p50, endToEndAddedP99: w.p99 - d.p99, throughputRatio: rps(w) / rps(d), ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50, ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50, ttfbAddedMsByRound: streamed ? ttfbAddedByRound(row, target) : [], ttftRatio: st.ttftP50 / row.stream.direct.ttftP50, ...(streamed && streamPaired ? { ttfbHopAddedMs: ttfbHopAdded(st, row.stream.direct), ttfbRatioPaired: pairedTtfbRatio(st, row.stream.direct), ttfbHopAddedMsByRound: hopAddedByRound(row, target) } : {}) } : {}),
-          ttfbP50: st.ttfbP50, ttftP50: st.ttftP50, ttfbHopP50: st.ttfbHopP50, ttfbHopP99: st.ttfbHopP99,
+          p50: w.p50,
+          p99: w.p99,
+          hop: w.hopPercentiles,
+          hopP99ByRound: w.hopP99ByRound,
+          rps: rps(w),
+          errors: w.errors + st.errors,
+          ...(d && target !== 'direct'
+            ? {
+                addedP50: added(w, d)[0],
+                addedP99: added(w, d)[1],
+                endToEndAddedP50: w.p50 - d.p50,
+                endToEndAddedP99: w.p99 - d.p99,
+                throughputRatio: rps(w) / rps(d),
+                ttfbRatio: st.ttfbP50 / row.stream.direct.ttfbP50,
+                ttfbAddedMs: st.ttfbP50 === null ? null : st.ttfbP50 - row.stream.direct.ttfbP50,
+                ttfbAddedMsByRound: streamed ? ttfbAddedByRound(row, target) : [],
+                ttftRatio: st.ttftP50 / row.stream.direct.ttftP50,
+                ...(streamed && streamPaired
+                  ? {
+                      ttfbHopAddedMs: ttfbHopAdded(st, row.stream.direct),
+                      ttfbRatioPaired: pairedTtfbRatio(st, row.stream.direct),
+                      ttfbHopAddedMsByRound: hopAddedByRound(row, target),
+                    }
+                  : {}),
+              }
+            : {}),
+          ttfbP50: st.ttfbP50,
+          ttftP50: st.ttftP50,
+          ttfbHopP50: st.ttfbHopP50,
+          ttfbHopP99: st.ttfbHopP99,
         };
       }
       modeJson.levels.push(level);
     }
     // a p99 of a few thousand calls rests on a handful of stalls (GC, the VM): its spread across rounds says how far to trust it
-    for (const row of paired ? rows : []) console.log(`hop p99 by round, ${row.concurrency} concurrent (ms): ${targets.map((t) => `${t} ${row.whole[t].hopP99ByRound.map((x) => f(x, 1)).join(' / ')}`).join('; ')}`);
+    for (const row of paired ? rows : [])
+      console.log(
+        `hop p99 by round, ${row.concurrency} concurrent (ms): ${targets.map((t) => `${t} ${row.whole[t].hopP99ByRound.map((x) => f(x, 1)).join(' / ')}`).join('; ')}`,
+      );
     console.log(`calls recorded by the proxy: ${recorded}`);
     json.modes.push(modeJson);
   }
   if (memory) {
     const mb = (bytes) => bytes / 2 ** 20;
-    console.log(`\nproxy memory: idle ${f(mb(memory.idleRss), 0)} MB RSS; with ${memory.open}/${memory.count} open streams ${f(mb(memory.rss), 0)} MB RSS (heap ${f(mb(memory.heap), 0)} MB); target ≤ 200 MB`);
+    console.log(
+      `\nproxy memory: idle ${f(mb(memory.idleRss), 0)} MB RSS; with ${memory.open}/${memory.count} open streams ${f(mb(memory.rss), 0)} MB RSS (heap ${f(mb(memory.heap), 0)} MB); target ≤ 200 MB`,
+    );
     json.memory = { idleRssMb: mb(memory.idleRss), streamsOpen: memory.open, streamsRssMb: mb(memory.rss), heapMb: mb(memory.heap) };
   }
   console.log(JSON.stringify(json));

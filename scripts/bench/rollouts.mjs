@@ -70,8 +70,13 @@ const ready = [];
 for (let i = 0; i < starts; i++) {
   const t = performance.now();
   const box = await backend.create({
-    runId: `bench-${process.pid}`, rolloutId: `start-${i}`, image: workspace, workdir: '/workspace',
-    resources: { cpus: 1, memoryMb: 1024, pids: 512 }, network: { mode: 'none' }, lifetimeSec: 120,
+    runId: `bench-${process.pid}`,
+    rolloutId: `start-${i}`,
+    image: workspace,
+    workdir: '/workspace',
+    resources: { cpus: 1, memoryMb: 1024, pids: 512 },
+    network: { mode: 'none' },
+    lifetimeSec: 120,
   });
   ready.push(performance.now() - t);
   await box.remove();
@@ -82,8 +87,13 @@ const warmReady = [];
 for (let i = 0; i < starts; i++) {
   const pool = new WarmPool(backend);
   const spec = (rolloutId) => ({
-    runId: `bench-${process.pid}`, rolloutId, image: workspace, workdir: '/workspace',
-    resources: { cpus: 1, memoryMb: 1024, pids: 512 }, network: { mode: 'none' }, lifetimeSec: 120,
+    runId: `bench-${process.pid}`,
+    rolloutId,
+    image: workspace,
+    workdir: '/workspace',
+    resources: { cpus: 1, memoryMb: 1024, pids: 512 },
+    network: { mode: 'none' },
+    lifetimeSec: 120,
   });
   pool.warm(spec('ahead'));
   await new Promise((r) => setTimeout(r, 3000));
@@ -105,14 +115,31 @@ for (const c of levels) {
         const warm = w === 'c' ? c : Number(w);
         const output = mkdtempSync(path.join(os.tmpdir(), 'of-bench-'));
         const loaded = build.resolveRunConfig(
-          { tasks: path.resolve(values.suite), harness: values.harness, model: { upstream: 'sim:oracle' }, rollouts_per_task: Number(values['per-task']), concurrency: c, warm_pool: warm, output },
+          {
+            tasks: path.resolve(values.suite),
+            harness: values.harness,
+            model: { upstream: 'sim:oracle' },
+            rollouts_per_task: Number(values['per-task']),
+            concurrency: c,
+            warm_pool: warm,
+            output,
+          },
           path.join(output, 'run.yaml'),
         );
         const busyBefore = machineBusySec();
         const s = await build.executeRun(loaded);
         const cpuPerRollout = (machineBusySec() - busyBefore) / s.rollouts;
         const failed = s.rollouts - s.tasks.reduce((n, t) => n + t.passes, 0);
-        throughput.push({ build: build.name, concurrency: c, warmPool: warm, rollouts: s.rollouts, wallSec: s.wallTimeSec, perMinute: s.rolloutsPerMinute, cpuPerRollout, failed });
+        throughput.push({
+          build: build.name,
+          concurrency: c,
+          warmPool: warm,
+          rollouts: s.rollouts,
+          wallSec: s.wallTimeSec,
+          perMinute: s.rolloutsPerMinute,
+          cpuPerRollout,
+          failed,
+        });
         rmSync(output, { recursive: true, force: true });
       }
     }
@@ -122,24 +149,41 @@ for (const c of levels) {
 // 3. Per-harness figures, each harness over the same tasks (forge-agent first when listed).
 const harnessNames = values.harnesses.split(',').filter(Boolean);
 const harnessTasks = values['harness-tasks'] ? values['harness-tasks'].split(',').map((t) => path.resolve(values.suite, t)) : [path.resolve(values.suite)];
-const harnessRows = harnessNames.length === 0 ? [] : await measureHarnesses({
-  harnesses: harnessNames, tasks: harnessTasks, concurrency: Number(values['harness-concurrency']), extraCaFile: process.env.OPENFORGE_EXTRA_CA,
-});
+const harnessRows =
+  harnessNames.length === 0
+    ? []
+    : await measureHarnesses({
+        harnesses: harnessNames,
+        tasks: harnessTasks,
+        concurrency: Number(values['harness-concurrency']),
+        extraCaFile: process.env.OPENFORGE_EXTRA_CA,
+      });
 
 const result = {
   machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
   start: {
-    baselineDockerRunMs: median(baseline), readyMs: median(ready), ratio: median(ready) / median(baseline),
-    warmReadyMs: median(warmReady), warmRatio: median(warmReady) / median(baseline),
+    baselineDockerRunMs: median(baseline),
+    readyMs: median(ready),
+    ratio: median(ready) / median(baseline),
+    warmReadyMs: median(warmReady),
+    warmRatio: median(warmReady) / median(baseline),
   },
   throughput,
   harnesses: harnessRows,
 };
 if (starts > 0) {
-  console.log(`container start (median of ${starts}): docker run --rm base true = ${result.start.baselineDockerRunMs.toFixed(0)} ms · openforge create→exec-ready = ${result.start.readyMs.toFixed(0)} ms · ratio ${result.start.ratio.toFixed(2)}× (target ≤ 1.5×)`);
+  console.log(
+    `container start (median of ${starts}): docker run --rm base true = ${result.start.baselineDockerRunMs.toFixed(0)} ms · openforge create→exec-ready = ${result.start.readyMs.toFixed(0)} ms · ratio ${result.start.ratio.toFixed(2)}× (target ≤ 1.5×)`,
+  );
   console.log(`  from the warm pool = ${result.start.warmReadyMs.toFixed(1)} ms · ratio ${result.start.warmRatio.toFixed(3)}× (target ≤ 0.2×)`);
 }
-if (levels.length > 0) console.log(`harness ${values.harness}, sim:oracle, ${values.suite}:\nbuild  concurrency  warm pool  rollouts  wall s  rollouts/min  machine CPU s/rollout  not passed`);
-for (const t of throughput) console.log(`${t.build.padEnd(5)}  ${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${t.cpuPerRollout.toFixed(2).padStart(21)}  ${String(t.failed).padStart(10)}`);
+if (levels.length > 0)
+  console.log(
+    `harness ${values.harness}, sim:oracle, ${values.suite}:\nbuild  concurrency  warm pool  rollouts  wall s  rollouts/min  machine CPU s/rollout  not passed`,
+  );
+for (const t of throughput)
+  console.log(
+    `${t.build.padEnd(5)}  ${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${t.cpuPerRollout.toFixed(2).padStart(21)}  ${String(t.failed).padStart(10)}`,
+  );
 if (harnessRows.length > 0) printHarnessTable(harnessRows, values['harness-tasks'] || values.suite);
 console.log(JSON.stringify(result));

@@ -12,7 +12,9 @@ import { z } from 'zod';
 const root = path.resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
 if (values.help) {
-  process.stdout.write('usage: node scripts/docs/reference.mjs [--check]\n  writes docs/run-yaml.md and docs/cli.md; --check only compares them with what it would write\n');
+  process.stdout.write(
+    'usage: node scripts/docs/reference.mjs [--check]\n  writes docs/run-yaml.md and docs/cli.md; --check only compares them with what it would write\n',
+  );
   process.exit(0);
 }
 const load = async (file) => {
@@ -68,7 +70,11 @@ function rows(schema, prefix = '') {
   for (const [key, prop] of Object.entries(schema.properties ?? {})) {
     const name = `${prefix}${key}`;
     const registered = REGISTERED[name];
-    const type = registered ? `one of ${registered().map((v) => `\`${v}\``).join(', ')}` : typeOf(prop);
+    const type = registered
+      ? `one of ${registered()
+          .map((v) => `\`${v}\``)
+          .join(', ')}`
+      : typeOf(prop);
     const dflt = prop.default !== undefined ? `\`${JSON.stringify(prop.default)}\`` : required.has(key) ? 'required' : '—';
     out.push(`| \`${name}\` | ${cell(type)} | ${cell(dflt)} | ${cell(prop.description ?? '')} |`);
     if (prop.type === 'object' && prop.properties) out.push(...rows(prop, `${name}.`));
@@ -109,7 +115,11 @@ function commandDoc(command, parents, depth) {
   if (options.length > 0) {
     lines.push('', '| option | what it does |', '|---|---|');
     for (const o of options) {
-      const extra = [o.argChoices ? `one of: ${o.argChoices.join(', ')}` : '', o.defaultValue !== undefined && o.defaultValue !== false ? `default: ${JSON.stringify(o.defaultValue)}` : '', o.mandatory ? 'required' : '']
+      const extra = [
+        o.argChoices ? `one of: ${o.argChoices.join(', ')}` : '',
+        o.defaultValue !== undefined && o.defaultValue !== false ? `default: ${JSON.stringify(o.defaultValue)}` : '',
+        o.mandatory ? 'required' : '',
+      ]
         .filter(Boolean)
         .join('; ');
       lines.push(`| \`${o.flags}\` | ${cell(o.description)}${extra ? ` (${cell(extra)})` : ''} |`);
@@ -155,6 +165,8 @@ for (const [file, text] of Object.entries(docs)) {
   else writeFileSync(full, text);
 }
 if (stale.length > 0) {
-  process.stderr.write(`${stale.join(' and ')} ${stale.length > 1 ? 'are' : 'is'} not what the sources generate: run \`npm run docs:reference\` and commit the result\n`);
+  process.stderr.write(
+    `${stale.join(' and ')} ${stale.length > 1 ? 'are' : 'is'} not what the sources generate: run \`npm run docs:reference\` and commit the result\n`,
+  );
   process.exit(1);
 }

@@ -119,11 +119,20 @@ export function formatSummary(s: RunSummary): string {
     fmt(t.meanReward),
     fmt(t.passAt1),
     ...(withK ? [fmt(t.passAtK), fmt(t.passHatK)] : []),
-    Object.entries(t.errors).map(([k, v]) => `${k}×${v}`).join(' ') || '-',
+    Object.entries(t.errors)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ') || '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  const errorText = Object.entries(s.errors).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const errorText =
+    Object.entries(s.errors)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ') || 'none';
   return [
     line(header),
     line(widths.map((w) => '─'.repeat(w))),

@@ -54,8 +54,16 @@ export function promote(localFile: string, clusterFile: string, options: Promote
 
   const after = doc.toJS() as Record<string, unknown>;
   const k = after.kubernetes as { images?: { registry?: string }; proxy?: { address?: string } };
-  if (!k.images?.registry) throw new UserError(`${target}: kubernetes.images.registry is not set`, 'pass --registry R: the registry `openforge images push --registry R` pushes the images to');
-  if (!k.proxy?.address) throw new UserError(`${target}: kubernetes.proxy.address is not set`, 'pass --proxy-address IP:PORT: an address of this machine the cluster\'s pods can reach');
+  if (!k.images?.registry)
+    throw new UserError(
+      `${target}: kubernetes.images.registry is not set`,
+      'pass --registry R: the registry `openforge images push --registry R` pushes the images to',
+    );
+  if (!k.proxy?.address)
+    throw new UserError(
+      `${target}: kubernetes.proxy.address is not set`,
+      "pass --proxy-address IP:PORT: an address of this machine the cluster's pods can reach",
+    );
   const loaded = resolveRunConfig(after, target); // names any key the cluster config gets wrong, before it is written
   return { text: doc.toString(), changes: diff(flatten(before), flatten(after)), loaded };
 }
@@ -65,7 +73,11 @@ function rebasePaths(doc: Document, from: string, to: string): void {
   const tasks = doc.get('tasks');
   const raw = doc.toJS().tasks as unknown;
   if (typeof raw === 'string') doc.set('tasks', rebase(raw));
-  else if (Array.isArray(raw) && tasks !== undefined) doc.set('tasks', raw.map((t: string) => rebase(t)));
+  else if (Array.isArray(raw) && tasks !== undefined)
+    doc.set(
+      'tasks',
+      raw.map((t: string) => rebase(t)),
+    );
   if (doc.get('output') === undefined) doc.set('output', rebase('runs'));
   for (const keys of PATH_KEYS) {
     const value = doc.getIn(keys);

@@ -33,7 +33,11 @@ export const REPLICAS_SCHEMA = z
 /** Replicas sit beside a server of the same model: `upstream` must be a URL too, never a sim. */
 export function replicasBesideUrl(model: { upstream: string; replicas?: string[] | undefined }, ctx: z.RefinementCtx): void {
   if (model.replicas && !/^https?:\/\//.test(model.upstream)) {
-    ctx.addIssue({ code: 'custom', path: ['replicas'], message: `replicas are more servers of the model at upstream, which is "${model.upstream}": make upstream one of them (a URL) or drop replicas` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['replicas'],
+      message: `replicas are more servers of the model at upstream, which is "${model.upstream}": make upstream one of them (a URL) or drop replicas`,
+    });
   }
 }
 
@@ -47,24 +51,40 @@ function registeredName(what: string, names: () => string[]) {
 // Keys added after the first release are optional rather than defaulted (replicas, warm_pool,
 // backend_wait_sec): a config that does not set them keeps its hash, so its unfinished runs still resume.
 export const RunConfigSchema = z.strictObject({
-  tasks: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('A suite folder, a task folder, or a list of them; relative to the run.yaml.'),
-  harness: registeredName('harness', harnessNames).default('forge-agent').describe('What runs in each rollout container: a built-in agent, a real harness, or `custom` (docs/harnesses.md).'),
+  tasks: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .describe('A suite folder, a task folder, or a list of them; relative to the run.yaml.'),
+  harness: registeredName('harness', harnessNames)
+    .default('forge-agent')
+    .describe('What runs in each rollout container: a built-in agent, a real harness, or `custom` (docs/harnesses.md).'),
   custom_harness: CustomHarnessSchema.optional().describe('For `harness: custom`: a harness binary of your own (docs/harnesses.md).'),
   harness_env: z
     .record(z.string(), z.string())
     .superRefine((env, ctx) => {
       for (const key of Object.keys(env)) {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'not an environment variable name (letters, digits and _, not starting with a digit)' });
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+          ctx.addIssue({ code: 'custom', path: [key], message: 'not an environment variable name (letters, digits and _, not starting with a digit)' });
       }
     })
     .default({})
-    .describe("Extra environment for the harness process, over what its adapter sets: the harness's own switches, e.g. `CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: \"1\"`."),
+    .describe(
+      'Extra environment for the harness process, over what its adapter sets: the harness\'s own switches, e.g. `CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: "1"`.',
+    ),
   model: z
     .strictObject({
-      upstream: z.string().min(1).default('sim:oracle').describe('`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1).'),
-      replicas: REPLICAS_SCHEMA.describe('More servers of the same model (base URLs …/v1) beside `upstream`: each rollout sticks to one (its prefix cache), and one that keeps failing is left out for a while.'),
+      upstream: z
+        .string()
+        .min(1)
+        .default('sim:oracle')
+        .describe('`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1).'),
+      replicas: REPLICAS_SCHEMA.describe(
+        'More servers of the same model (base URLs …/v1) beside `upstream`: each rollout sticks to one (its prefix cache), and one that keeps failing is left out for a while.',
+      ),
       name: z.string().min(1).default('policy').describe('Model name sent upstream (forced onto every call).'),
-      kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm').describe('What the upstream is: vLLM and SGLang return token ids; any other OpenAI-compatible server is recorded without them.'),
+      kind: z
+        .enum(['vllm', 'sglang', 'openai-compatible'])
+        .default('vllm')
+        .describe('What the upstream is: vLLM and SGLang return token ids; any other OpenAI-compatible server is recorded without them.'),
       sampling: z
         .strictObject({
           temperature: z.number().min(0).max(2).optional().describe('Forced onto every call.'),
@@ -78,18 +98,41 @@ export const RunConfigSchema = z.strictObject({
     .describe('The policy the harnesses talk to, through the recording proxy.'),
   rollouts_per_task: z.number().int().min(1).max(10_000).default(1).describe('Rollouts of each task (a GRPO group; pass@k uses them).'),
   concurrency: z.number().int().min(1).max(512).default(4).describe('Rollouts running at once.'),
-  warm_pool: z.number().int().min(0).max(512).optional().describe('How many of the next rollouts get their container started while earlier ones run (0: none); `concurrency` when absent.'),
-  backend: registeredName('backend', backendNames).default('docker').describe('Where sandboxes run: the local Docker engine, or a Kubernetes cluster (with its section).'),
+  warm_pool: z
+    .number()
+    .int()
+    .min(0)
+    .max(512)
+    .optional()
+    .describe('How many of the next rollouts get their container started while earlier ones run (0: none); `concurrency` when absent.'),
+  backend: registeredName('backend', backendNames)
+    .default('docker')
+    .describe('Where sandboxes run: the local Docker engine, or a Kubernetes cluster (with its section).'),
   kubernetes: kubernetesPlugin.section!.optional().describe('Cluster settings for `backend: kubernetes` (docs/kubernetes.md).'),
   timeouts: TimeoutsSchema.default({ start_sec: 60, setup_sec: 60, collect_sec: 60, teardown_sec: 30 }).describe("Each phase's deadline, in seconds."),
-  network: z.enum(['none', 'proxy-only', 'public']).default('proxy-only').describe('What a rollout container may reach: nothing, the recording proxy alone, or the internet too.'),
+  network: z
+    .enum(['none', 'proxy-only', 'public'])
+    .default('proxy-only')
+    .describe('What a rollout container may reach: nothing, the recording proxy alone, or the internet too.'),
   resources: ResourcesSchema.default({ cpus: 1, memory_mb: 1024, pids: 512 }).describe("Each rollout container's limits."),
   output: z.string().min(1).default('runs').describe("The runs folder: the SQLite store and each rollout's artifacts go here; relative to the run.yaml."),
-  max_turns: z.number().int().min(1).max(1000).default(30).describe('Policy calls a rollout may make; enforced by the harness where it has a flag, else by the proxy.'),
+  max_turns: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(30)
+    .describe('Policy calls a rollout may make; enforced by the harness where it has a flag, else by the proxy.'),
   retries: z
     .strictObject({
       infrastructure: z.number().int().min(0).max(10).default(2).describe('Retries of a rollout that failed before its agent started (image, start, setup).'),
-      backend_wait_sec: z.number().int().min(1).max(86_400).optional().describe("How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops."),
+      backend_wait_sec: z
+        .number()
+        .int()
+        .min(1)
+        .max(86_400)
+        .optional()
+        .describe("How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops."),
     })
     .default({ infrastructure: 2 })
     .describe('What is retried, and how long a retry waits.'),
@@ -132,7 +175,10 @@ export function resolveRunConfig(raw: unknown, file: string): LoadedRunConfig {
   const taskPaths = (Array.isArray(config.tasks) ? config.tasks : [config.tasks]).map((t) => path.resolve(dir, t));
   if (config.harness === 'custom') {
     if (!config.custom_harness) {
-      throw new UserError(`${file}: harness: "custom" needs a custom_harness section`, 'give it name, command (and install_dir for a binary on this machine); see README "Harnesses"');
+      throw new UserError(
+        `${file}: harness: "custom" needs a custom_harness section`,
+        'give it name, command (and install_dir for a binary on this machine); see README "Harnesses"',
+      );
     }
     if (config.custom_harness.install_dir) {
       const dir = path.resolve(path.dirname(file), config.custom_harness.install_dir);

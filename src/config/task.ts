@@ -15,7 +15,10 @@ const ViewportSchema = z.strictObject({
 const BrowserSchema = z.strictObject({
   start_url: z
     .string()
-    .refine((url) => URL.canParse(url) && /^(https?|file|about|data):/.test(url), 'start_url must be an absolute http(s), file, about or data URL, e.g. "http://127.0.0.1:8000/"')
+    .refine(
+      (url) => URL.canParse(url) && /^(https?|file|about|data):/.test(url),
+      'start_url must be an absolute http(s), file, about or data URL, e.g. "http://127.0.0.1:8000/"',
+    )
     .optional(),
   viewport: ViewportSchema.default({ width: 1280, height: 800 }),
   /**
@@ -56,7 +59,11 @@ const TaskTomlSchema = z.looseObject({
     .default({ build_timeout_sec: 600, allow_internet: false, env: {}, kind: 'workspace' })
     .superRefine((env, ctx) => {
       if (env.browser && env.kind !== 'browser') {
-        ctx.addIssue({ code: 'custom', path: ['kind'], message: '[environment.browser] is set, so kind must be "browser": add kind = "browser" under [environment]' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['kind'],
+          message: '[environment.browser] is set, so kind must be "browser": add kind = "browser" under [environment]',
+        });
       }
     }),
 });

@@ -47,7 +47,8 @@ export class StreamedAnswerReader {
     try {
       this.parser.feed(part, this.onChunk);
     } catch (err) {
-      this.problem = err instanceof StreamStopped ? err.message : `the upstream's stream stopped being readable: ${err instanceof Error ? err.message : String(err)}`;
+      this.problem =
+        err instanceof StreamStopped ? err.message : `the upstream's stream stopped being readable: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
 

@@ -91,8 +91,7 @@ export class TokenCapture {
 
   result(): CapturedTokens {
     const missingTokenIds = this.promptIds === null || this.completionIds === null || this.outputWithoutIds;
-    const alignedLogprobs =
-      !this.logprobsBroken && this.completionIds !== null && this.logprobs.length === this.completionIds.length;
+    const alignedLogprobs = !this.logprobsBroken && this.completionIds !== null && this.logprobs.length === this.completionIds.length;
     return {
       promptTokenIds: this.promptIds,
       completionTokenIds: this.completionIds,

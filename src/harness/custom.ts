@@ -7,7 +7,10 @@ import type { Harness, HarnessContext } from './types.js';
  * {instruction_file}, {max_turns}.
  */
 export const CustomHarnessSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes').describe("The harness's name, recorded with its rollouts."),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes')
+    .describe("The harness's name, recorded with its rollouts."),
   install_dir: z.string().min(1).optional().describe('A host folder (relative to the run.yaml) copied to /opt/harness/<name> in every rollout container.'),
   command: z.array(z.string()).min(1).describe('The headless command, run directly (wrap it in `bash -c` for shell syntax); placeholders are filled in.'),
   env: z.record(z.string(), z.string()).default({}).describe('Its environment; placeholders are filled in.'),

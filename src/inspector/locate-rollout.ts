@@ -22,16 +22,21 @@ export async function locateRollout(rolloutId: string, dir?: string): Promise<st
     }
     if (dir) break;
   }
-  if (dir && searched.length === 0) throw new UserError(`${dir} has no ${STORE_FILE}: it is not an OpenForge run folder`, 'pass the `output` folder of a run.yaml');
+  if (dir && searched.length === 0)
+    throw new UserError(`${dir} has no ${STORE_FILE}: it is not an OpenForge run folder`, 'pass the `output` folder of a run.yaml');
   throw new UserError(
     `no rollout "${rolloutId}" in ${searched.length ? searched.join(', ') : 'any run folder here (., ./runs, ./runs/*)'}`,
-    'pass --dir <the run\'s output folder>; `openforge inspect <run-dir>` lists its rollouts',
+    "pass --dir <the run's output folder>; `openforge inspect <run-dir>` lists its rollouts",
   );
 }
 
 function defaultFolders(): string[] {
   const cwd = process.cwd();
   const runs = path.join(cwd, 'runs');
-  const nested = existsSync(runs) ? readdirSync(runs, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(runs, e.name)) : [];
+  const nested = existsSync(runs)
+    ? readdirSync(runs, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => path.join(runs, e.name))
+    : [];
   return [cwd, runs, ...nested];
 }

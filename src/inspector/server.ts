@@ -56,7 +56,10 @@ export function buildInspectorApp(options: InspectorOptions): { app: FastifyInst
   app.get<{ Params: { name: string } }>('/assets/:name', async (req, reply) => {
     const type = ASSETS[req.params.name];
     if (!type) return reply.code(404).send(error(`no asset ${req.params.name}`));
-    return reply.type(`${type}; charset=utf-8`).header('cache-control', 'no-cache').send(readFileSync(path.join(assetsDir, req.params.name), 'utf8'));
+    return reply
+      .type(`${type}; charset=utf-8`)
+      .header('cache-control', 'no-cache')
+      .send(readFileSync(path.join(assetsDir, req.params.name), 'utf8'));
   });
 
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
@@ -93,7 +96,12 @@ export function buildInspectorApp(options: InspectorOptions): { app: FastifyInst
   });
 
   /** upstream: a sim: spec or an OpenAI-compatible base URL (…/v1); modelName: the model name sent to it. */
-  const ForkBody = z.object({ at: z.number().int().min(1), answer: z.string().min(1), upstream: z.string().min(1).optional(), modelName: z.string().min(1).optional() });
+  const ForkBody = z.object({
+    at: z.number().int().min(1),
+    answer: z.string().min(1),
+    upstream: z.string().min(1).optional(),
+    modelName: z.string().min(1).optional(),
+  });
   app.post<{ Params: { id: string } }>('/api/rollouts/:id/fork', async (req, reply) => {
     const rolloutId = req.params.id;
     const body = ForkBody.safeParse(req.body ?? {});

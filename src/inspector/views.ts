@@ -49,7 +49,9 @@ export interface RunView {
   rollouts: RolloutRow[];
 }
 
-export async function runsView(folder: RunFolder): Promise<{ dir: string; runs: (RunInfo & { rollouts: number; meanReward: number | null; errors: number })[] }> {
+export async function runsView(
+  folder: RunFolder,
+): Promise<{ dir: string; runs: (RunInfo & { rollouts: number; meanReward: number | null; errors: number })[] }> {
   const runs = [];
   for (const run of await folder.store.listRuns()) {
     const rollouts = await folder.store.currentRollouts(run.id);

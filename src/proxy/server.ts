@@ -73,7 +73,9 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       upstreamRetry: (url, reason) => metrics.upstreamRetry(url, reason),
       upstreamEjected: (url, forMs, failures) => {
         metrics.upstreamEjected(url);
-        logger.warn(`proxy: upstream ${url} failed ${failures} times in a row; its rollouts' calls go to the next replica for ${forMs / 1000} s, then it is tried again`);
+        logger.warn(
+          `proxy: upstream ${url} failed ${failures} times in a row; its rollouts' calls go to the next replica for ${forMs / 1000} s, then it is tried again`,
+        );
       },
       upstreamRestored: (url) => logger.warn(`proxy: upstream ${url} answers again; its rollouts' calls go back to it`),
     },
@@ -110,11 +112,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     app.get(`${prefix}/models`, { onRequest: authHook(opts.sessions, openAIErrorBody) }, modelsHandler(pool));
     for (const protocol of endpoints()) {
       for (const path of protocol.paths) {
-        app.post(
-          `${prefix}${path}`,
-          { onRequest: authHook(opts.sessions, protocol.errorBody) },
-          modelCallHandler(deps, protocol),
-        );
+        app.post(`${prefix}${path}`, { onRequest: authHook(opts.sessions, protocol.errorBody) }, modelCallHandler(deps, protocol));
       }
     }
   }

@@ -70,7 +70,6 @@ export interface RecordedCall {
   missingTokenIds: boolean;
 }
 
-
 /** What the harness asked to see of an answer: the recorded response is the one it was sent. */
 export interface ClientView {
   /** The harness asked for logprobs itself. */

@@ -21,7 +21,15 @@ export async function runSlot(
 ): Promise<{ rolloutId: string; outcome: RolloutOutcome }> {
   for (let attempt = slot.firstAttempt; ; attempt++) {
     const rolloutId = `${deps.runId}.${slot.task.id}.${slot.sampleIndex}.${attempt}`;
-    await deps.store.addRollout({ id: rolloutId, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt, harness: deps.harness.name, parent: deps.parent });
+    await deps.store.addRollout({
+      id: rolloutId,
+      runId: deps.runId,
+      taskId: slot.task.id,
+      sampleIndex: slot.sampleIndex,
+      attempt,
+      harness: deps.harness.name,
+      parent: deps.parent,
+    });
     const outcome = await runRollout(deps, { task: slot.task, sampleIndex: slot.sampleIndex, attempt, rolloutId });
     const retry = outcome.errorType === 'infrastructure' && outcome.beforeAgent && attempt - slot.firstAttempt < retries && !deps.signal.aborted;
     if (!retry) return { rolloutId, outcome };
@@ -33,7 +41,15 @@ export async function runSlot(
     } catch (err) {
       const next = `${deps.runId}.${slot.task.id}.${slot.sampleIndex}.${attempt + 1}`;
       const message = `the retry did not start: ${err instanceof BackendUnreachableError ? err.message : 'the run was interrupted'}`;
-      await deps.store.addRollout({ id: next, runId: deps.runId, taskId: slot.task.id, sampleIndex: slot.sampleIndex, attempt: attempt + 1, harness: deps.harness.name, parent: deps.parent });
+      await deps.store.addRollout({
+        id: next,
+        runId: deps.runId,
+        taskId: slot.task.id,
+        sampleIndex: slot.sampleIndex,
+        attempt: attempt + 1,
+        harness: deps.harness.name,
+        parent: deps.parent,
+      });
       await deps.store.updateRollout(next, { status: 'error', errorType: 'cancelled', errorMessage: message, finishedAt: Date.now() });
       if (err instanceof BackendUnreachableError) throw err;
       if (!deps.signal.aborted) throw new Error(`waiting to retry ${slot.task.id}#${slot.sampleIndex} failed: ${errorMessage(err)}`, { cause: err });

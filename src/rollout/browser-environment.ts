@@ -53,7 +53,10 @@ export async function startBrowserEnvironment(box: Sandbox, settings: BrowserSet
     if (!page.last_action_error) return { url: page.url ?? '', title: page.title ?? '' };
     if (attempt >= RESET_ATTEMPTS || Date.now() > deadline) {
       const e = page.last_action_error;
-      throw new RolloutError('environment_setup', `the episode could not open ${settings.start_url ?? 'its start page'} (${attempt} attempts): ${e.code ?? 'error'}: ${e.message ?? ''}`);
+      throw new RolloutError(
+        'environment_setup',
+        `the episode could not open ${settings.start_url ?? 'its start page'} (${attempt} attempts): ${e.code ?? 'error'}: ${e.message ?? ''}`,
+      );
     }
   }
 }
@@ -76,7 +79,10 @@ async function reset(box: Sandbox, settings: BrowserSettings, timeoutSec: number
   ].join('\n');
   const res = await box.exec(['bash', '-c', script], { stdin: body, timeoutSec });
   if (res.timedOut || res.exitCode !== 0) {
-    throw new RolloutError('environment_setup', `POST ${ENV_SERVER_URL}/reset failed${res.timedOut ? ` (no answer within ${Math.ceil(timeoutSec)} s)` : ''}: ${tail(res.stdout + res.stderr)}`);
+    throw new RolloutError(
+      'environment_setup',
+      `POST ${ENV_SERVER_URL}/reset failed${res.timedOut ? ` (no answer within ${Math.ceil(timeoutSec)} s)` : ''}: ${tail(res.stdout + res.stderr)}`,
+    );
   }
   try {
     return JSON.parse(res.stdout) as ResetAnswer;
@@ -91,7 +97,10 @@ async function waitForUrl(box: Sandbox, url: string, timeoutSec: number): Promis
   const res = await box.exec(['bash', '-c', script, 'wait', url], { timeoutSec });
   if (res.exitCode !== 0) {
     const logs = await serviceLogs(box);
-    throw new RolloutError('environment_setup', `the task's start page ${url} did not answer within ${timeoutSec} s (is its site in /opt/openforge/services.d?):\n${tail(logs)}`);
+    throw new RolloutError(
+      'environment_setup',
+      `the task's start page ${url} did not answer within ${timeoutSec} s (is its site in /opt/openforge/services.d?):\n${tail(logs)}`,
+    );
   }
 }
 

@@ -16,7 +16,11 @@ export interface Episode {
 
 export async function loadEpisode(store: Store, outputDir: string, rolloutId: string): Promise<Episode> {
   const rollout = await store.getRollout(rolloutId);
-  if (!rollout) throw new UserError(`no rollout "${rolloutId}" in ${store.file}`, 'rollout ids look like run-<date>-<hex>.<task>.<sample>.<attempt>; `openforge inspect <run-dir>` lists them');
+  if (!rollout)
+    throw new UserError(
+      `no rollout "${rolloutId}" in ${store.file}`,
+      'rollout ids look like run-<date>-<hex>.<task>.<sample>.<attempt>; `openforge inspect <run-dir>` lists them',
+    );
   const run = await store.getRun(rollout.runId);
   const stored = run?.config as { config?: unknown; file?: unknown } | undefined;
   if (!stored?.config || typeof stored.file !== 'string') throw new UserError(`run ${rollout.runId} in ${store.file} has no stored run config to re-run from`);
@@ -27,7 +31,11 @@ export async function loadEpisode(store: Store, outputDir: string, rolloutId: st
     throw new UserError(`the config of run ${rollout.runId} no longer validates: ${errorMessage(err)}`);
   }
   const task = loadAllTasks(original.taskPaths).find((t) => t.id === rollout.taskId);
-  if (!task) throw new UserError(`task ${rollout.taskId} of rollout ${rolloutId} is no longer in ${original.taskPaths.join(', ')}`, 'restore the task folder to re-run its episode');
+  if (!task)
+    throw new UserError(
+      `task ${rollout.taskId} of rollout ${rolloutId} is no longer in ${original.taskPaths.join(', ')}`,
+      'restore the task folder to re-run its episode',
+    );
   const config = { ...original.config, tasks: task.dir, rollouts_per_task: 1, concurrency: 1, model: { ...original.config.model } };
   return { rollout, task, upstream: original.config.model.upstream, loaded: { config, taskPaths: [task.dir], outputDir, file: original.file } };
 }

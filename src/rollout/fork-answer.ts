@@ -68,10 +68,17 @@ function answerMessage(raw: unknown, protocol: ProtocolName, what: string): Scri
   const parsed = ChatAnswerSchema.safeParse(record);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ');
-    throw new UserError(`${what} is not a valid assistant message: ${issues}`, 'content is a string or null; each tool call is {"type": "function", "function": {"name": …, "arguments": "<JSON text>"}}');
+    throw new UserError(
+      `${what} is not a valid assistant message: ${issues}`,
+      'content is a string or null; each tool call is {"type": "function", "function": {"name": …, "arguments": "<JSON text>"}}',
+    );
   }
   const { content, reasoning_content, reasoning, tool_calls: calls = [] } = parsed.data;
-  return message(content ?? null, reasoning_content ?? reasoning ?? undefined, calls.map((c) => ({ id: c.id ?? newCallId('call'), name: c.function.name, arguments: c.function.arguments })));
+  return message(
+    content ?? null,
+    reasoning_content ?? reasoning ?? undefined,
+    calls.map((c) => ({ id: c.id ?? newCallId('call'), name: c.function.name, arguments: c.function.arguments })),
+  );
 }
 
 /** The Chat messages a protocol's answer became, as one assistant turn: reasoning, text, then every tool call. */
@@ -86,7 +93,9 @@ function message(content: string | null, reasoning: string | undefined, calls: {
   return {
     content,
     ...(reasoning ? { reasoning_content: reasoning } : {}),
-    ...(calls.length > 0 ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+    ...(calls.length > 0
+      ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+      : {}),
   };
 }
 
@@ -98,16 +107,25 @@ function checkAgainstRequest(answer: ScriptedMessage, call: AnsweredCall): void 
   calls.forEach((toolCall, i) => {
     const { name, arguments: args } = toolCall.function;
     const tool = tools.get(name);
-    if (tools.size > 0 && !tool) throw new UserError(`tool call ${i + 1} names tool "${name}", which the request does not declare`, `declared tools: ${[...tools.keys()].join(', ')}`);
+    if (tools.size > 0 && !tool)
+      throw new UserError(`tool call ${i + 1} names tool "${name}", which the request does not declare`, `declared tools: ${[...tools.keys()].join(', ')}`);
     let value: unknown;
     try {
       value = JSON.parse(args);
     } catch (err) {
-      throw new UserError(`tool call ${i + 1} (${name}): arguments are not valid JSON text: ${(err as Error).message}`, 'arguments is a string holding a JSON object, e.g. "{\\"command\\": \\"ls\\"}"');
+      throw new UserError(
+        `tool call ${i + 1} (${name}): arguments are not valid JSON text: ${(err as Error).message}`,
+        'arguments is a string holding a JSON object, e.g. "{\\"command\\": \\"ls\\"}"',
+      );
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(`tool call ${i + 1} (${name}): arguments must encode a JSON object, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new UserError(`tool call ${i + 1} (${name}): arguments must encode a JSON object, got ${JSON.stringify(value)}`);
     const missing = (tool?.required ?? []).filter((key) => !(key in value));
-    if (missing.length > 0) throw new UserError(`tool call ${i + 1} (${name}): the required parameter${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`, `the tool's parameters: ${JSON.stringify(tool?.properties ?? [])}`);
+    if (missing.length > 0)
+      throw new UserError(
+        `tool call ${i + 1} (${name}): the required parameter${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`,
+        `the tool's parameters: ${JSON.stringify(tool?.properties ?? [])}`,
+      );
   });
 }
 

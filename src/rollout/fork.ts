@@ -70,7 +70,8 @@ export async function planFork(
   const episode = await loadEpisode(store, outputDir, rolloutId);
   const calls = await store.listCalls(rolloutId);
   const target = calls.find((c) => c.seq === atSeq);
-  if (!target) throw new UserError(`rollout ${rolloutId} has no call ${atSeq}`, calls.length ? `its calls are 1–${calls.length}` : 'it recorded no model calls');
+  if (!target)
+    throw new UserError(`rollout ${rolloutId} has no call ${atSeq}`, calls.length ? `its calls are 1–${calls.length}` : 'it recorded no model calls');
   if (target.label !== 'policy') throw new UserError(`call ${atSeq} is a ${target.label} call: only policy calls can be forked`);
   const edited = parseForkAnswer(answerText, target);
 
@@ -81,9 +82,13 @@ export async function planFork(
   if (model.upstream !== original.upstream) model.replicas = undefined;
   if (choice.modelName) model.name = choice.modelName;
   // Recorded ids are real only for the tokenizer that made them: the same model behind the same upstream.
-  const sameTokenizer = (original.upstream.startsWith('sim:') && model.upstream.startsWith('sim:')) || (original.upstream === model.upstream && original.name === model.name);
+  const sameTokenizer =
+    (original.upstream.startsWith('sim:') && model.upstream.startsWith('sim:')) || (original.upstream === model.upstream && original.name === model.name);
 
-  const script = recordedScript(answeredPolicyCalls(calls).filter((c) => c.seq < atSeq), sameTokenizer);
+  const script = recordedScript(
+    answeredPolicyCalls(calls).filter((c) => c.seq < atSeq),
+    sameTokenizer,
+  );
   // The edited answer was never sampled: no ids, so it is never trained on as the model's tokens.
   script.push({ message: edited, tokensFor: () => null });
   return { episode, script };
@@ -92,7 +97,10 @@ export async function planFork(
 function checkUpstream(upstream: string): string {
   if (upstream.startsWith('sim:')) parseSimSpec(upstream);
   else if (!/^https?:\/\/[^/\s]+/.test(upstream)) {
-    throw new UserError(`the upstream "${upstream}" to continue the fork with is neither a sim: spec nor an http(s) URL`, 'use sim:oracle, sim:noisy:<p>, or the base URL of an OpenAI-compatible server such as http://127.0.0.1:8000/v1');
+    throw new UserError(
+      `the upstream "${upstream}" to continue the fork with is neither a sim: spec nor an http(s) URL`,
+      'use sim:oracle, sim:noisy:<p>, or the base URL of an OpenAI-compatible server such as http://127.0.0.1:8000/v1',
+    );
   }
   return upstream;
 }

@@ -53,7 +53,10 @@ export async function startModelEndpoint(opts: {
   let upstreamUrl = model.upstream;
   let closeSim: (() => Promise<void>) | undefined;
   if (simulated && model.replicas) {
-    throw new UserError(`model.replicas needs model.upstream to be a server of the same model, not "${model.upstream}"`, 'make model.upstream one of the URLs, or drop model.replicas');
+    throw new UserError(
+      `model.replicas needs model.upstream to be a server of the same model, not "${model.upstream}"`,
+      'make model.upstream one of the URLs, or drop model.replicas',
+    );
   }
   if (simulated) {
     const spec = parseSimSpec(model.upstream);
@@ -62,7 +65,10 @@ export async function startModelEndpoint(opts: {
     closeSim = () => sim.close();
     upstreamUrl = sim.url;
   } else if (!/^https?:\/\//.test(upstreamUrl)) {
-    throw new UserError(`model.upstream "${upstreamUrl}" is neither a sim: spec nor an http(s) URL`, 'use sim:oracle, sim:noisy:<p>, sim:replay:<rollout> or a base URL such as http://127.0.0.1:8000/v1');
+    throw new UserError(
+      `model.upstream "${upstreamUrl}" is neither a sim: spec nor an http(s) URL`,
+      'use sim:oracle, sim:noisy:<p>, sim:replay:<rollout> or a base URL such as http://127.0.0.1:8000/v1',
+    );
   }
   // Rollouts never see the token: their containers get a session secret only.
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
@@ -102,7 +108,10 @@ export async function startModelEndpoint(opts: {
 export async function recordedAnswers(store: Store, rolloutId: string): Promise<PolicyAnswer[]> {
   const calls = (await store.listCalls(rolloutId)).filter((c) => c.label === 'policy' && c.status === 200);
   if (calls.length === 0) {
-    throw new UserError(`sim:replay:${rolloutId}: no recorded policy calls for that rollout in ${store.file}`, 'use a rollout id from this output folder (openforge.db, table rollouts)');
+    throw new UserError(
+      `sim:replay:${rolloutId}: no recorded policy calls for that rollout in ${store.file}`,
+      'use a rollout id from this output folder (openforge.db, table rollouts)',
+    );
   }
   return calls.map((c) => {
     const message = (c.response as { choices?: { message?: AssistantChatMessage }[] } | null)?.choices?.[0]?.message;

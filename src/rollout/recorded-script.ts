@@ -34,7 +34,13 @@ export function recordedScript(calls: readonly RecordedCall[], sameTokenizer: bo
 function recordedTokens(call: RecordedCall, requestBody: unknown): CapturedTokens | null {
   if (call.missingTokenIds || !call.promptTokenIds || !call.completionTokenIds) return null;
   if (promptKey(call.request, call.protocol) !== promptKey(requestBody, call.protocol)) return null;
-  return { promptTokenIds: call.promptTokenIds, completionTokenIds: call.completionTokenIds, logprobs: call.logprobs, finishReason: call.finishReason, missingTokenIds: false };
+  return {
+    promptTokenIds: call.promptTokenIds,
+    completionTokenIds: call.completionTokenIds,
+    logprobs: call.logprobs,
+    finishReason: call.finishReason,
+    missingTokenIds: false,
+  };
 }
 
 function promptKey(request: unknown, protocol: RecordedCall['protocol']): string {

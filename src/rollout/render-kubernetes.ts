@@ -52,7 +52,10 @@ export function renderRun(loaded: LoadedRunConfig, runId = 'run-rendered'): Kube
 
 export function kubernetesSettings(loaded: LoadedRunConfig): KubernetesSection {
   if (loaded.config.backend !== 'kubernetes' || !loaded.config.kubernetes) {
-    throw new UserError(`${loaded.file}: backend is "${loaded.config.backend}", not kubernetes`, 'set backend: kubernetes and a kubernetes section, or make one with `openforge promote`');
+    throw new UserError(
+      `${loaded.file}: backend is "${loaded.config.backend}", not kubernetes`,
+      'set backend: kubernetes and a kubernetes section, or make one with `openforge promote`',
+    );
   }
   return loaded.config.kubernetes;
 }

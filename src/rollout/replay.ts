@@ -36,7 +36,9 @@ export async function replayRollout(outputDir: string, rolloutId: string, option
   const file = path.join(outputDir, STORE_FILE);
   let store = await Store.open(file);
   const { episode, script } = await planReplay(store, outputDir, rolloutId).finally(() => store.close());
-  options.onLog?.(`replay: the proxy plays back the ${script.length} recorded policy answer(s) of ${rolloutId} itself; helper calls, if any, go to ${episode.upstream}`);
+  options.onLog?.(
+    `replay: the proxy plays back the ${script.length} recorded policy answer(s) of ${rolloutId} itself; helper calls, if any, go to ${episode.upstream}`,
+  );
   const summary = await executeRun(episode.loaded, {
     fresh: true,
     parent: { rolloutId, kind: 'replay', atSeq: null },
@@ -76,7 +78,13 @@ export async function planReplay(store: Store, outputDir: string, rolloutId: str
  * a call the proxy had to end because the recording ran out is reported as such. `volatile`: the
  * harness's run-to-run noise in tool results (Harness.volatileToolOutput), masked before comparing.
  */
-export function compareEpisodes(a: RolloutRecord, aCalls: RecordedCall[], b: RolloutRecord, bCalls: RecordedCall[], volatile: readonly RegExp[] = []): string[] {
+export function compareEpisodes(
+  a: RolloutRecord,
+  aCalls: RecordedCall[],
+  b: RolloutRecord,
+  bCalls: RecordedCall[],
+  volatile: readonly RegExp[] = [],
+): string[] {
   const out: string[] = [];
   const mask = (key: string) => volatile.reduce((text, pattern) => text.replaceAll(pattern, '…'), key);
   const [xs, ys] = [answeredPolicyCalls(aCalls), answeredPolicyCalls(bCalls)];
@@ -93,9 +101,11 @@ export function compareEpisodes(a: RolloutRecord, aCalls: RecordedCall[], b: Rol
       break;
     }
     const seen = [newMessages(x, xs[i - 1]), newMessages(y, ys[i - 1])].map((m) => m.map((message) => mask(messageKey(message))));
-    if (i > 0 && JSON.stringify(seen[0]) !== JSON.stringify(seen[1])) out.push(`call ${x.seq}: the tool results sent back differ: ${divergence(seen[0]!.join(' '), seen[1]!.join(' '))}`);
+    if (i > 0 && JSON.stringify(seen[0]) !== JSON.stringify(seen[1]))
+      out.push(`call ${x.seq}: the tool results sent back differ: ${divergence(seen[0]!.join(' '), seen[1]!.join(' '))}`);
     const [ax, ay] = [answerOf(x.response, x.protocol), answerOf(y.response, y.protocol)];
-    if (JSON.stringify(ax.toolCalls) !== JSON.stringify(ay.toolCalls)) out.push(`call ${x.seq}: the tool calls differ: ${divergence(JSON.stringify(ax.toolCalls), JSON.stringify(ay.toolCalls))}`);
+    if (JSON.stringify(ax.toolCalls) !== JSON.stringify(ay.toolCalls))
+      out.push(`call ${x.seq}: the tool calls differ: ${divergence(JSON.stringify(ax.toolCalls), JSON.stringify(ay.toolCalls))}`);
     else if (ax.text !== ay.text) out.push(`call ${x.seq}: the answer text differs`);
   }
   const overrun = bCalls.find((c) => c.label === 'policy' && c.upstream === BEYOND_SCRIPT_UPSTREAM);

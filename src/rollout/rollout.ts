@@ -49,8 +49,24 @@ export interface RolloutDeps {
 }
 
 /** The sandbox a rollout of `task` asks its backend for (also what the warm pool starts ahead of it). */
-export function sandboxSpecFor(deps: Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec'>, task: Task, rolloutId: string, image: string, mounts: VolumeMount[]): SandboxSpec {
-  return rolloutSandboxSpec({ runId: deps.runId, rolloutId, config: deps.config, harness: deps.harness, task, image, mounts, network: deps.network, keepSec: deps.keepContainerSec });
+export function sandboxSpecFor(
+  deps: Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec'>,
+  task: Task,
+  rolloutId: string,
+  image: string,
+  mounts: VolumeMount[],
+): SandboxSpec {
+  return rolloutSandboxSpec({
+    runId: deps.runId,
+    rolloutId,
+    config: deps.config,
+    harness: deps.harness,
+    task,
+    image,
+    mounts,
+    network: deps.network,
+    keepSec: deps.keepContainerSec,
+  });
 }
 
 type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'harnessMounts' | 'signal'>;
@@ -192,7 +208,8 @@ class RolloutTrial {
     const { config, harness } = deps;
     return this.timed('setup', config.timeouts.setup_sec, 'infrastructure', async () => {
       if (harness.usesModel) {
-        if (!deps.network.proxyHost || !deps.proxyPort) throw new RolloutError('infrastructure', `network mode ${deps.network.mode} leaves no route to the proxy`);
+        if (!deps.network.proxyHost || !deps.proxyPort)
+          throw new RolloutError('infrastructure', `network mode ${deps.network.mode} leaves no route to the proxy`);
         this.secret = deps.sessions.open({
           rolloutId: slot.rolloutId,
           runId: deps.runId,
@@ -247,7 +264,8 @@ class RolloutTrial {
     if (this.secret) deps.sessions.close(this.secret);
     const oomKilled = (await box.oomKills()) > oomBefore;
     if (agentRes.timedOut) this.agentError = new RolloutError('agent_timeout', `the harness ran past the agent timeout of ${agentSec} s and was killed`);
-    else if (oomKilled) this.agentError = new RolloutError('oom_killed', `a process was killed for exceeding the container's memory limit (harness exit ${agentRes.exitCode})`);
+    else if (oomKilled)
+      this.agentError = new RolloutError('oom_killed', `a process was killed for exceeding the container's memory limit (harness exit ${agentRes.exitCode})`);
     else if (agentRes.exitCode !== 0) this.agentError = new RolloutError('harness_crash', `the harness exited with code ${agentRes.exitCode}`);
     await this.log('agent', `exit ${agentRes.exitCode} after ${this.phases.agent} ms${this.agentError ? ` (${this.agentError.type})` : ''}`);
   }
@@ -292,7 +310,8 @@ class RolloutTrial {
       await this.timed('collect', this.deps.config.timeouts.collect_sec, 'infrastructure', async () => {
         if (staged) keepLogs(staged, this.artifacts);
         else await copyLogsOut(box, this.artifacts);
-        for (const p of this.deps.harness.transcriptPaths.filter((p) => !p.startsWith('/logs/'))) await box.copyOut(p, path.join(this.artifacts, 'agent', 'transcript'));
+        for (const p of this.deps.harness.transcriptPaths.filter((p) => !p.startsWith('/logs/')))
+          await box.copyOut(p, path.join(this.artifacts, 'agent', 'transcript'));
       });
       return true;
     } catch (err) {
@@ -308,7 +327,9 @@ class RolloutTrial {
       await this.log('container', `kept container ${box.id.slice(0, 12)} for debugging: openforge shell ${this.slot.rolloutId}`);
       return;
     }
-    await this.timed('teardown', this.deps.config.timeouts.teardown_sec, 'infrastructure', () => box.remove()).catch((err) => this.log('teardown', errorMessage(err)));
+    await this.timed('teardown', this.deps.config.timeouts.teardown_sec, 'infrastructure', () => box.remove()).catch((err) =>
+      this.log('teardown', errorMessage(err)),
+    );
   }
 
   /** The rollout's result.json (and exception.txt), and its row in the store, once every call it made is stored. */

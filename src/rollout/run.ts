@@ -83,7 +83,9 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     const configHash = contentHash([JSON.stringify(config), ...tasks.map((t) => t.id)]);
     const latest = await store.latestRun();
     const resumable = latest && latest.status !== 'finished' && (latest.config as { hash?: string }).hash === configHash && !options.fresh;
-    const runId = resumable ? latest.id : `run-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
+    const runId = resumable
+      ? latest.id
+      : `run-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
     if (resumable) {
       await backend.removeRun(runId); // containers of the dead process, if the reaper has not got them
       await store.setRunStatus(runId, 'running');
@@ -123,7 +125,9 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     if (harness.usesModel && todo.length > 0) {
       endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network, adminToken: options.proxyAdminToken });
       cleanups.unshift(() => endpoint!.close());
-      options.onLog?.(`proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`);
+      options.onLog?.(
+        `proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`,
+      );
       if (options.proxyAdminToken) options.onLog?.(`proxy metrics: http://127.0.0.1:${endpoint.port}/metrics (Authorization: Bearer <the admin token>)`);
     }
     const pool = warmPool > 0 ? new WarmPool(backend) : undefined;
@@ -135,7 +139,15 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       });
     }
     const deps: RolloutDeps = {
-      runId, config, harness, backend: pool ?? backend, store, sessions, network, runDir, signal,
+      runId,
+      config,
+      harness,
+      backend: pool ?? backend,
+      store,
+      sessions,
+      network,
+      runDir,
+      signal,
       taskImage: (task) => images.get(task),
       harnessMounts: () => images.harnessMounts(harness),
       proxyPort: endpoint?.port,
@@ -153,8 +165,11 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
 
     const runOne = async (slot: (typeof todo)[number]) => {
       try {
-        const { outcome } = await runSlot(deps, { task: slot.task, sampleIndex: slot.sampleIndex, firstAttempt: slot.attempt }, config.retries.infrastructure, (failed) =>
-          options.onLog?.(`retrying ${slot.task.id}#${slot.sampleIndex} after an infrastructure error: ${failed.errorMessage}`),
+        const { outcome } = await runSlot(
+          deps,
+          { task: slot.task, sampleIndex: slot.sampleIndex, firstAttempt: slot.attempt },
+          config.retries.infrastructure,
+          (failed) => options.onLog?.(`retrying ${slot.task.id}#${slot.sampleIndex} after an infrastructure error: ${failed.errorMessage}`),
         );
         options.onRolloutDone?.({ taskId: slot.task.id, sampleIndex: slot.sampleIndex, outcome });
       } catch (err) {
@@ -222,4 +237,3 @@ async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<vo
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
-

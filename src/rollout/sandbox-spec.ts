@@ -33,6 +33,14 @@ export function rolloutSandboxSpec(opts: {
     },
     network: opts.network,
     mounts: opts.mounts,
-    lifetimeSec: config.timeouts.start_sec + environmentPhaseSec(task) + config.timeouts.setup_sec + agentSec + verifierSec + config.timeouts.collect_sec + 120 + (opts.keepSec ?? 0),
+    lifetimeSec:
+      config.timeouts.start_sec +
+      environmentPhaseSec(task) +
+      config.timeouts.setup_sec +
+      agentSec +
+      verifierSec +
+      config.timeouts.collect_sec +
+      120 +
+      (opts.keepSec ?? 0),
   };
 }

@@ -23,7 +23,15 @@ export async function validateTasks(target: string, opts: { concurrency?: number
     const run = (harness: 'oracle' | 'nop') =>
       executeRun(
         resolveRunConfig(
-          { tasks: path.resolve(target), harness, network: 'none', rollouts_per_task: 1, concurrency: opts.concurrency ?? 4, output: outputDir, retries: { infrastructure: 1 } },
+          {
+            tasks: path.resolve(target),
+            harness,
+            network: 'none',
+            rollouts_per_task: 1,
+            concurrency: opts.concurrency ?? 4,
+            output: outputDir,
+            retries: { infrastructure: 1 },
+          },
           path.join(process.cwd(), `validate-${harness}.yaml`),
         ),
         { ...opts, fresh: true },

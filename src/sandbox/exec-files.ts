@@ -89,7 +89,8 @@ export function scriptFailure(exitCode: number, stderr: string): 'no-tar' | stri
 /** The script's result as the caller sees it: a setup failure is an infrastructure error, not the command's exit. */
 export function settle(result: ExecResult, copiedOut: boolean | undefined, sandboxId: string): ExecResult {
   const failure = scriptFailure(result.exitCode, result.stderr);
-  if (failure === 'no-tar') throw new RolloutError('infrastructure', `sandbox ${sandboxId.slice(0, 12)} has no tar, which copying files through exec needs: add tar to the image`);
+  if (failure === 'no-tar')
+    throw new RolloutError('infrastructure', `sandbox ${sandboxId.slice(0, 12)} has no tar, which copying files through exec needs: add tar to the image`);
   if (failure !== undefined) throw new RolloutError('infrastructure', `putting files into sandbox ${sandboxId.slice(0, 12)} failed: ${failure}`);
   return copiedOut === undefined ? result : { ...result, copiedOut };
 }
@@ -99,7 +100,8 @@ export async function execInParts(box: Sandbox, command: string[], options: Exec
   const { emptyFirst, filesIn, copyOutAfter, ...plain } = options;
   if (emptyFirst?.length) {
     const res = await box.exec(['sh', '-c', 'rm -rf -- "$@" && mkdir -p -- "$@"', 'sh', ...emptyFirst]);
-    if (res.exitCode !== 0) throw new RolloutError('infrastructure', `emptying ${emptyFirst.join(', ')} in sandbox ${box.id.slice(0, 12)} failed: ${res.stderr.trim()}`);
+    if (res.exitCode !== 0)
+      throw new RolloutError('infrastructure', `emptying ${emptyFirst.join(', ')} in sandbox ${box.id.slice(0, 12)} failed: ${res.stderr.trim()}`);
   }
   if (filesIn?.length) await box.writeFiles(filesIn);
   const result = await box.exec(command, plain);

@@ -23,7 +23,13 @@ export const OPENAPI = {
         summary: 'A rollout: status, reward and (when finished) its training samples',
         parameters: [
           { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'wait', in: 'query', required: false, description: 'Long-poll: seconds to wait for the rollout to end (max 300)', schema: { type: 'number', minimum: 0, maximum: 300 } },
+          {
+            name: 'wait',
+            in: 'query',
+            required: false,
+            description: 'Long-poll: seconds to wait for the rollout to end (max 300)',
+            schema: { type: 'number', minimum: 0, maximum: 300 },
+          },
         ],
         responses: {
           '200': { description: 'The rollout', content: { 'application/json': { schema: { $ref: '#/components/schemas/Rollout' } } } },
@@ -34,7 +40,10 @@ export const OPENAPI = {
     '/v1/proxy/pause': {
       post: {
         summary: 'Refuse new model calls with 429 + Retry-After (before a weight update); calls in flight finish',
-        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { retry_after_sec: { type: 'number', minimum: 0 } } } } } },
+        requestBody: {
+          required: false,
+          content: { 'application/json': { schema: { type: 'object', properties: { retry_after_sec: { type: 'number', minimum: 0 } } } } },
+        },
         responses: { '200': { description: 'Paused', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } },
       },
     },
@@ -57,7 +66,10 @@ export const OPENAPI = {
           },
         },
         responses: {
-          '200': { description: 'Drained: nothing in flight, every record written', content: { 'application/json': { schema: { $ref: '#/components/schemas/DrainState' } } } },
+          '200': {
+            description: 'Drained: nothing in flight, every record written',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/DrainState' } } },
+          },
           '400': { $ref: '#/components/responses/Error' },
           '409': {
             description: 'Calls still in flight at the timeout (the proxies stay paused); the body says how many, and `error.message` too',
@@ -67,7 +79,10 @@ export const OPENAPI = {
       },
     },
     '/v1/proxy/resume': {
-      post: { summary: 'Serve model calls again', responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } } },
+      post: {
+        summary: 'Serve model calls again',
+        responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } },
+      },
     },
     '/metrics': {
       get: {
@@ -118,7 +133,12 @@ export const OPENAPI = {
           task_ids: { type: 'array', items: { type: 'string' } },
           harness: { type: 'string', enum: ['forge-agent', 'oracle', 'nop'], default: 'forge-agent' },
           upstream: { type: 'string', description: 'OpenAI-compatible base URL (…/v1) of the inference server, or sim:oracle | sim:noisy:<p>' },
-          replicas: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'More servers of the same model (base URLs …/v1); each rollout sticks to one of them or upstream' },
+          replicas: {
+            type: 'array',
+            items: { type: 'string' },
+            minItems: 1,
+            description: 'More servers of the same model (base URLs …/v1); each rollout sticks to one of them or upstream',
+          },
           kind: { type: 'string', enum: ['vllm', 'sglang', 'openai-compatible'], default: 'vllm' },
           model: { type: 'string', default: 'policy' },
           sampling: { type: 'object', properties: { temperature: { type: 'number' }, max_tokens: { type: 'integer' } } },
@@ -143,7 +163,10 @@ export const OPENAPI = {
           error_message: { type: ['string', 'null'] },
           attempts: { type: 'integer' },
           weight_version: { type: ['string', 'integer', 'null'] },
-          samples: { type: 'array', items: { type: 'object', description: 'veRL sample: prompt_ids, response_ids, response_mask, response_logprobs, reward_score, num_turns, uid, …' } },
+          samples: {
+            type: 'array',
+            items: { type: 'object', description: 'veRL sample: prompt_ids, response_ids, response_mask, response_logprobs, reward_score, num_turns, uid, …' },
+          },
         },
       },
       PauseState: { type: 'object', properties: { paused: { type: 'boolean' } } },

@@ -128,8 +128,18 @@ export class RolloutService {
         let markDone!: () => void;
         const done = new Promise<void>((r) => (markDone = r));
         const job: Job = {
-          id: `${this.runId}.${task.id}.${sampleIndex}`, group: groups[task.id]!, task, sampleIndex, config, request,
-          state: 'queued', rolloutId: null, attempts: 0, outcome: null, done, markDone,
+          id: `${this.runId}.${task.id}.${sampleIndex}`,
+          group: groups[task.id]!,
+          task,
+          sampleIndex,
+          config,
+          request,
+          state: 'queued',
+          rolloutId: null,
+          attempts: 0,
+          outcome: null,
+          done,
+          markDone,
         };
         this.jobs.set(job.id, job);
         this.queue.push(job);
@@ -159,7 +169,10 @@ export class RolloutService {
       weight_version: job.request.weight_version ?? null,
     };
     if (job.state === 'finished' && job.rolloutId && this.opts.samples) {
-      view.samples = await this.opts.samples(this.store, job.rolloutId, { weightVersion: view.weight_version, simulated: job.config.model.upstream.startsWith('sim:') });
+      view.samples = await this.opts.samples(this.store, job.rolloutId, {
+        weightVersion: view.weight_version,
+        simulated: job.config.model.upstream.startsWith('sim:'),
+      });
     }
     return view;
   }
@@ -230,9 +243,18 @@ export class RolloutService {
 
   private depsFor(job: Job, harness: Harness, proxyPort?: number): RolloutDeps {
     return {
-      runId: this.runId, config: job.config, harness, backend: this.pool, store: this.store, sessions: this.sessions,
-      network: this.network, runDir: path.join(this.opts.outputDir, this.runId), signal: this.abort.signal,
-      taskImage: (task) => this.images.get(task), harnessMounts: () => this.images.harnessMounts(harness), proxyPort,
+      runId: this.runId,
+      config: job.config,
+      harness,
+      backend: this.pool,
+      store: this.store,
+      sessions: this.sessions,
+      network: this.network,
+      runDir: path.join(this.opts.outputDir, this.runId),
+      signal: this.abort.signal,
+      taskImage: (task) => this.images.get(task),
+      harnessMounts: () => this.images.harnessMounts(harness),
+      proxyPort,
     };
   }
 
@@ -243,7 +265,12 @@ export class RolloutService {
       const harness = harnessFor(job.config);
       const endpoint = harness.usesModel ? await this.endpoint(job) : undefined;
       const deps = this.depsFor(job, harness, endpoint?.port);
-      const { rolloutId, outcome } = await runSlot(deps, { task: job.task, sampleIndex: job.sampleIndex, firstAttempt: 1 }, job.config.retries.infrastructure, () => job.attempts++);
+      const { rolloutId, outcome } = await runSlot(
+        deps,
+        { task: job.task, sampleIndex: job.sampleIndex, firstAttempt: 1 },
+        job.config.retries.infrastructure,
+        () => job.attempts++,
+      );
       job.attempts++;
       job.rolloutId = rolloutId;
       job.outcome = outcome;
@@ -269,7 +296,13 @@ export class RolloutService {
     const key = JSON.stringify([job.config.model, simulated ? job.request.tasks : '']);
     let e = this.endpoints.get(key);
     if (!e) {
-      e = startModelEndpoint({ model: job.config.model, tasks: simulated ? loadTasks(job.request.tasks) : [], store: this.store, sessions: this.sessions, network: this.network });
+      e = startModelEndpoint({
+        model: job.config.model,
+        tasks: simulated ? loadTasks(job.request.tasks) : [],
+        store: this.store,
+        sessions: this.sessions,
+        network: this.network,
+      });
       this.endpoints.set(key, e);
       e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec) : undefined)).catch(() => this.endpoints.delete(key));
     }

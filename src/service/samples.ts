@@ -10,8 +10,15 @@ export const samplesForService: SampleBuilder = async (store, rolloutId, meta) =
   const run = rollout && (await store.getRun(rollout.runId));
   if (!rollout || !run) throw new Error(`rollout ${rolloutId} is not in the service's store`);
   const source: RunSource = {
-    store, dir: path.dirname(store.file), run, rollouts: [rollout], simulated: meta.simulated,
-    k: 1, passThreshold: 1, harness: rollout.harness, interrupted: false,
+    store,
+    dir: path.dirname(store.file),
+    run,
+    rollouts: [rollout],
+    simulated: meta.simulated,
+    k: 1,
+    passThreshold: 1,
+    harness: rollout.harness,
+    interrupted: false,
   };
   const { samples } = await rolloutSamples(source, rollout);
   return samples.map((s) => ({ ...sampleJson(s), weight_version: meta.weightVersion === null ? s.weight_version : String(meta.weightVersion) }));

@@ -2,25 +2,27 @@ import { z } from 'zod';
 import { REPLICAS_SCHEMA, replicasBesideUrl, RunConfigSchema } from '../config/run.js';
 
 /** POST /v1/rollouts */
-export const RolloutRequestSchema = z.strictObject({
-  /** A task folder or a suite folder on the service's machine. */
-  tasks: z.string().min(1),
-  /** Restrict a suite to these task ids. */
-  task_ids: z.array(z.string().min(1)).min(1).optional(),
-  harness: RunConfigSchema.shape.harness,
-  /** The trainer's inference server (OpenAI-compatible base URL …/v1), or a sim: spec. */
-  upstream: z.string().min(1),
-  /** More servers of the same model (base URLs …/v1); each rollout sticks to one of them or `upstream`. */
-  replicas: REPLICAS_SCHEMA,
-  kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm'),
-  model: z.string().min(1).default('policy'),
-  sampling: z.strictObject({ temperature: z.number().min(0).max(2).optional(), max_tokens: z.number().int().positive().optional() }).default({}),
-  /** Rollouts per task (a GRPO group). */
-  n: z.number().int().min(1).max(1024).default(1),
-  /** The policy's weight version, carried into every sample. */
-  weight_version: z.union([z.string(), z.number()]).optional(),
-  max_turns: z.number().int().min(1).max(1000).optional(),
-}).superRefine(replicasBesideUrl);
+export const RolloutRequestSchema = z
+  .strictObject({
+    /** A task folder or a suite folder on the service's machine. */
+    tasks: z.string().min(1),
+    /** Restrict a suite to these task ids. */
+    task_ids: z.array(z.string().min(1)).min(1).optional(),
+    harness: RunConfigSchema.shape.harness,
+    /** The trainer's inference server (OpenAI-compatible base URL …/v1), or a sim: spec. */
+    upstream: z.string().min(1),
+    /** More servers of the same model (base URLs …/v1); each rollout sticks to one of them or `upstream`. */
+    replicas: REPLICAS_SCHEMA,
+    kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm'),
+    model: z.string().min(1).default('policy'),
+    sampling: z.strictObject({ temperature: z.number().min(0).max(2).optional(), max_tokens: z.number().int().positive().optional() }).default({}),
+    /** Rollouts per task (a GRPO group). */
+    n: z.number().int().min(1).max(1024).default(1),
+    /** The policy's weight version, carried into every sample. */
+    weight_version: z.union([z.string(), z.number()]).optional(),
+    max_turns: z.number().int().min(1).max(1000).optional(),
+  })
+  .superRefine(replicasBesideUrl);
 export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
 
 export type RolloutState = 'queued' | 'running' | 'finished' | 'error';

@@ -65,7 +65,11 @@ export function renderPrompt(messages: readonly ChatMessage[], tools?: readonly 
         pushTurn(ids, 'user', contentIds(message.content));
         break;
       case 'assistant':
-        pushTurn(ids, 'assistant', renderAssistantBody(answerFromAssistantMessage(message)).flatMap((p) => p.ids));
+        pushTurn(
+          ids,
+          'assistant',
+          renderAssistantBody(answerFromAssistantMessage(message)).flatMap((p) => p.ids),
+        );
         break;
       case 'tool': {
         // Consecutive tool results share one user turn, as in Qwen's template.

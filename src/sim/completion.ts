@@ -32,8 +32,7 @@ export function buildCompletion(answer: PolicyAnswer, maxTokens?: number): Compl
   }
   const truncated = budget < 0 || pieces.length < full.length;
 
-  const textOf = (kind: 'content' | 'reasoning'): string =>
-    decode(pieces.flatMap((p) => (p.kind === kind ? p.ids : [])));
+  const textOf = (kind: 'content' | 'reasoning'): string => decode(pieces.flatMap((p) => (p.kind === kind ? p.ids : [])));
   const toolCalls = pieces.flatMap((p) =>
     p.kind === 'tool-header'
       ? [{ name: p.toolName, arguments: decode(pieces.flatMap((a) => (a.kind === 'tool-arguments' && a.toolIndex === p.toolIndex ? a.ids : []))) }]

@@ -2,7 +2,11 @@
 export class SimHttpError extends Error {
   readonly param: string | null;
   readonly code: string | null;
-  constructor(readonly status: number, message: string, details: { param?: string | null; code?: string | null } = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    details: { param?: string | null; code?: string | null } = {},
+  ) {
     super(message);
     this.name = 'SimHttpError';
     this.param = details.param ?? null;

@@ -46,6 +46,9 @@ function normalize(text: string): string {
 
 function describe(tasks: readonly Task[]): string {
   if (tasks.length === 0) return 'it was started without tasks';
-  const ids = tasks.slice(0, 5).map((t) => t.id).join(', ');
+  const ids = tasks
+    .slice(0, 5)
+    .map((t) => t.id)
+    .join(', ');
   return `it serves ${tasks.length} task(s): ${ids}${tasks.length > 5 ? ', …' : ''}`;
 }

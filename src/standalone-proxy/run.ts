@@ -114,7 +114,10 @@ export class StandaloneRun implements CallSink, RolloutGrades {
     const sampleIndex = this.samplesPerTask.get(taskId) ?? 0;
     this.samplesPerTask.set(taskId, sampleIndex + 1);
     try {
-      const added = await this.store.addRollout({ id: rolloutId, runId: this.runId, taskId, sampleIndex, attempt: 0, harness: EXTERNAL_HARNESS }, { ifAbsent: true });
+      const added = await this.store.addRollout(
+        { id: rolloutId, runId: this.runId, taskId, sampleIndex, attempt: 0, harness: EXTERNAL_HARNESS },
+        { ifAbsent: true },
+      );
       if (!added) return 'earlier';
       await this.store.updateRollout(rolloutId, { status: 'running', startedAt: Date.now() });
       return 'added';

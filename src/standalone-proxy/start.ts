@@ -55,7 +55,8 @@ export interface StandaloneProxy {
  * in-process.
  */
 export async function startStandaloneProxy(options: StandaloneProxyOptions): Promise<StandaloneProxy> {
-  if (options.upstreams.length === 0) throw new UserError('the proxy needs at least one --upstream', 'give a base URL such as http://127.0.0.1:8000/v1, or sim:oracle');
+  if (options.upstreams.length === 0)
+    throw new UserError('the proxy needs at least one --upstream', 'give a base URL such as http://127.0.0.1:8000/v1, or sim:oracle');
   const cleanups: (() => Promise<unknown>)[] = [];
   const cleanUp = async () => {
     for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => undefined);
@@ -143,7 +144,8 @@ async function resolveUpstreams(
     if (policy.kind === 'replay') {
       throw new UserError(`${formatSimSpec(policy)} is not served by openforge proxy`, 'use sim:oracle or sim:noisy:<p>, or replay through openforge run');
     }
-    if (!options.tasksDir) throw new UserError(`--tasks is required for ${formatSimSpec(policy)}`, 'point it at a task folder or a suite the simulated model solves');
+    if (!options.tasksDir)
+      throw new UserError(`--tasks is required for ${formatSimSpec(policy)}`, 'point it at a task folder or a suite the simulated model solves');
     tasks ??= loadTasks(options.tasksDir);
     const sim = await startSimServer({ policy, tasks });
     cleanups.push(() => sim.close());
@@ -157,13 +159,22 @@ function checkedUrl(spec: string): string {
   try {
     url = new URL(spec);
   } catch {
-    throw new UserError(`--upstream "${spec}" is neither a URL nor a sim spec`, 'give a base URL such as http://127.0.0.1:8000/v1, or sim:oracle, or sim:noisy:0.3');
+    throw new UserError(
+      `--upstream "${spec}" is neither a URL nor a sim spec`,
+      'give a base URL such as http://127.0.0.1:8000/v1, or sim:oracle, or sim:noisy:0.3',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UserError(`--upstream "${spec}": only http and https upstreams are supported`, 'give a base URL such as http://127.0.0.1:8000/v1, or sim:oracle, or sim:noisy:0.3');
+    throw new UserError(
+      `--upstream "${spec}": only http and https upstreams are supported`,
+      'give a base URL such as http://127.0.0.1:8000/v1, or sim:oracle, or sim:noisy:0.3',
+    );
   }
   if (url.username || url.password) {
-    throw new UserError(`--upstream ${url.host}: the URL carries credentials`, 'pass an upstream API key in OPENFORGE_UPSTREAM_API_KEY instead, so it stays out of process lists and records');
+    throw new UserError(
+      `--upstream ${url.host}: the URL carries credentials`,
+      'pass an upstream API key in OPENFORGE_UPSTREAM_API_KEY instead, so it stays out of process lists and records',
+    );
   }
   return spec;
 }

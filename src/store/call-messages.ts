@@ -10,8 +10,10 @@ import type { RecordedCall } from '../records/call.js';
  * (moved, not copied: decoding them to text is the thread's work). A RecordedCall may be a class
  * whose texts are getters, which a structured clone would drop, so the fields are named here.
  */
-export interface PostedCall
-  extends Omit<RecordedCall, 'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson' | 'responseBytes' | 'answerBytes' | 'streamedAnswer'> {
+export interface PostedCall extends Omit<
+  RecordedCall,
+  'request' | 'requestJson' | 'requestBytes' | 'response' | 'responseJson' | 'responseBytes' | 'answerBytes' | 'streamedAnswer'
+> {
   id: number;
   requestBytes: Uint8Array | undefined;
   /** The request's text or, without one, the body itself, when there are no bytes. */

@@ -36,8 +36,22 @@ export interface CallRow {
 }
 
 const STORED_CALL_FIELDS = [
-  'rollout_id', 'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
-  'request_base_seq', 'response_mentions_weight_version', 'request_piece_mentions_image', 'completion_ids', 'logprobs', 'prompt_ids',
+  'rollout_id',
+  'seq',
+  'label',
+  'protocol',
+  'status',
+  'error',
+  'finish_reason',
+  'missing_token_ids',
+  'prompt_base_seq',
+  'prompt_shared_len',
+  'request_base_seq',
+  'response_mentions_weight_version',
+  'request_piece_mentions_image',
+  'completion_ids',
+  'logprobs',
+  'prompt_ids',
 ] as const;
 /**
  * Only what training data needs, none of it behind the response and request in the row (see the
@@ -67,13 +81,38 @@ export type StoredCallRow = StoredCallColumns & {
 
 /** The small fields of a call row in `callsOfRollouts`, in this order, then the byte lengths of its three blobs. */
 export const GROUPED_FIELDS = [
-  'seq', 'label', 'protocol', 'status', 'error', 'finish_reason', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len', 'request_base_seq',
-  'response_mentions_weight_version', 'request_piece_mentions_image',
-  'octet_length(completion_ids)', 'octet_length(logprobs)', 'octet_length(prompt_ids)',
+  'seq',
+  'label',
+  'protocol',
+  'status',
+  'error',
+  'finish_reason',
+  'missing_token_ids',
+  'prompt_base_seq',
+  'prompt_shared_len',
+  'request_base_seq',
+  'response_mentions_weight_version',
+  'request_piece_mentions_image',
+  'octet_length(completion_ids)',
+  'octet_length(logprobs)',
+  'octet_length(prompt_ids)',
 ];
 type GroupedFields = [
-  number, CallRow['label'], CallRow['protocol'], number, string | null, string | null, number, number | null, number | null, number | null,
-  number | null, number | null, number | null, number | null, number | null,
+  number,
+  CallRow['label'],
+  CallRow['protocol'],
+  number,
+  string | null,
+  string | null,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
 ];
 
 export interface CallGroupRow {
@@ -136,7 +175,7 @@ export class RolloutPrompts {
     // down the chain to a row stored whole or a prompt built before, then forward
     const chain: StoredCallRow[] = [];
     let start: { seq: number; prompt: Buffer | null } | undefined;
-    for (let at: number | null = seq; at !== null; ) {
+    for (let at: number | null = seq; at !== null;) {
       const row = this.bySeq.get(at);
       if (!row) break; // the rebuilder names the missing base
       const built = this.built.get(at);
@@ -153,7 +192,8 @@ export class RolloutPrompts {
       rebuilder.rebuild({ seq: start.seq, promptIds: start.prompt, completionIds: base.completion_ids, baseSeq: null, sharedLen: null });
     }
     let prompt: Buffer | null | string = null;
-    for (let i = chain.length - 1; i >= 0; i--) prompt = rebuilder.rebuild(storedPrompt({ ...chain[i]!, prompt_ids: chain[i]!.stored_prompt_ids ?? chain[i]!.prompt_ids }));
+    for (let i = chain.length - 1; i >= 0; i--)
+      prompt = rebuilder.rebuild(storedPrompt({ ...chain[i]!, prompt_ids: chain[i]!.stored_prompt_ids ?? chain[i]!.prompt_ids }));
     if (this.built.size >= KEPT_PROMPTS) this.built.delete(this.built.keys().next().value!);
     this.built.set(seq, prompt);
     return prompt;

@@ -17,9 +17,31 @@ export interface CallWriting {
 }
 
 const CALL_INSERT_COLUMNS = [
-  'rollout_id', 'seq', 'label', 'protocol', 'model', 'stream', 'request', 'response', 'status', 'error', 'prompt_ids', 'completion_ids',
-  'logprobs', 'finish_reason', 'upstream', 'started_at', 'ttfb_ms', 'duration_ms', 'missing_token_ids', 'prompt_base_seq', 'prompt_shared_len',
-  'request_base_seq', 'request_shared_len', 'response_mentions_weight_version', 'request_piece_mentions_image',
+  'rollout_id',
+  'seq',
+  'label',
+  'protocol',
+  'model',
+  'stream',
+  'request',
+  'response',
+  'status',
+  'error',
+  'prompt_ids',
+  'completion_ids',
+  'logprobs',
+  'finish_reason',
+  'upstream',
+  'started_at',
+  'ttfb_ms',
+  'duration_ms',
+  'missing_token_ids',
+  'prompt_base_seq',
+  'prompt_shared_len',
+  'request_base_seq',
+  'request_shared_len',
+  'response_mentions_weight_version',
+  'request_piece_mentions_image',
 ] as const;
 /** Rows per INSERT: 64 × 25 parameters stays far below SQLite's limit of 32 766. */
 const MAX_CALLS_PER_INSERT = 64;
@@ -45,11 +67,31 @@ function callParams(c: RecordedCall, request: string, delta: PromptDelta | undef
   const response = c.responseJson ?? (c.response === null || c.response === undefined ? null : JSON.stringify(c.response));
   const piece = requestDelta ? requestDelta.suffix : request;
   return [
-    c.rolloutId, c.seq, c.label, c.protocol, c.model, c.stream ? 1 : 0, piece, response, c.status, c.error,
-    encodeIds(delta ? delta.suffix : c.promptTokenIds), encodeIds(c.completionTokenIds), encodeFloats(c.logprobs), c.finishReason, c.upstream,
-    c.startedAt, c.ttfbMs, c.durationMs, c.missingTokenIds ? 1 : 0, delta?.baseSeq ?? null, delta?.sharedLen ?? null,
-    requestDelta?.baseSeq ?? null, requestDelta?.sharedLen ?? 0,
-    response?.includes('weight_version') ? 1 : 0, piece.includes('image') ? 1 : 0,
+    c.rolloutId,
+    c.seq,
+    c.label,
+    c.protocol,
+    c.model,
+    c.stream ? 1 : 0,
+    piece,
+    response,
+    c.status,
+    c.error,
+    encodeIds(delta ? delta.suffix : c.promptTokenIds),
+    encodeIds(c.completionTokenIds),
+    encodeFloats(c.logprobs),
+    c.finishReason,
+    c.upstream,
+    c.startedAt,
+    c.ttfbMs,
+    c.durationMs,
+    c.missingTokenIds ? 1 : 0,
+    delta?.baseSeq ?? null,
+    delta?.sharedLen ?? null,
+    requestDelta?.baseSeq ?? null,
+    requestDelta?.sharedLen ?? 0,
+    response?.includes('weight_version') ? 1 : 0,
+    piece.includes('image') ? 1 : 0,
   ];
 }
 

@@ -28,7 +28,9 @@ export interface PromptDelta {
 export class PromptDeltaWriter {
   private readonly spare = new SpareBuffers();
   /** prompt ++ completion of each remembered call, in a reused buffer */
-  private readonly recent = new RecentCalls<Int32Array<ArrayBuffer>>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, tokenCapacity, (tokens) => this.spare.give(tokens.buffer));
+  private readonly recent = new RecentCalls<Int32Array<ArrayBuffer>>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_TOKENS, tokenCapacity, (tokens) =>
+    this.spare.give(tokens.buffer),
+  );
 
   /** The delta for a prompt about to be written, or undefined to store it whole. */
   compact(rolloutId: string, seq: number, prompt: TokenIds): PromptDelta | undefined {

@@ -49,7 +49,10 @@ export class RecentCalls<T> {
     const list = this.byRollout.get(rolloutId);
     if (!list) return;
     for (const c of list) if (c.seq === seq) this.drop(c.value);
-    this.byRollout.set(rolloutId, list.filter((c) => c.seq !== seq));
+    this.byRollout.set(
+      rolloutId,
+      list.filter((c) => c.seq !== seq),
+    );
   }
 
   private drop(value: T): void {

@@ -36,8 +36,11 @@ export interface RequestDelta {
  */
 export class RequestDeltaWriter {
   private readonly spare = new SpareBuffers();
-  private readonly recent = new RecentCalls<Buffer>(CANDIDATES_PER_ROLLOUT, MAX_CACHED_CHARS, (units) => units.buffer.byteLength / UNIT_BYTES, (units) =>
-    this.spare.give(units.buffer as ArrayBuffer),
+  private readonly recent = new RecentCalls<Buffer>(
+    CANDIDATES_PER_ROLLOUT,
+    MAX_CACHED_CHARS,
+    (units) => units.buffer.byteLength / UNIT_BYTES,
+    (units) => this.spare.give(units.buffer as ArrayBuffer),
   );
   /** The text `compact` last encoded, which `remember` keeps when it is called for the same text. */
   private encoded: { text: string; units: Buffer } | undefined;
@@ -136,7 +139,8 @@ export class RequestRebuilder {
       const base = this.texts.get(row.baseSeq);
       if (base === undefined) return { problem: `request refers to call seq ${row.baseSeq}, which is missing or unreadable` };
       const shared = row.sharedLen ?? -1;
-      if (shared < 0 || shared > base.length) return { problem: `request shares ${row.sharedLen} characters with call seq ${row.baseSeq}, whose request has ${base.length}` };
+      if (shared < 0 || shared > base.length)
+        return { problem: `request shares ${row.sharedLen} characters with call seq ${row.baseSeq}, whose request has ${base.length}` };
       text = base.slice(0, shared) + text;
     }
     if (this.lastUse === undefined || this.lastUse.has(row.seq)) this.texts.set(row.seq, text);

@@ -169,14 +169,32 @@ export const MIGRATIONS: string[] = [
  */
 function rebuildCalls(table: string, added: Record<string, string>): string {
   const head = [
-    'id INTEGER PRIMARY KEY', 'rollout_id TEXT NOT NULL', 'seq INTEGER NOT NULL', 'label TEXT NOT NULL', 'protocol TEXT NOT NULL',
-    'model TEXT NOT NULL', 'stream INTEGER NOT NULL', 'status INTEGER NOT NULL', 'error TEXT', 'finish_reason TEXT',
-    'missing_token_ids INTEGER NOT NULL', 'prompt_base_seq INTEGER', 'prompt_shared_len INTEGER', 'request_base_seq INTEGER',
+    'id INTEGER PRIMARY KEY',
+    'rollout_id TEXT NOT NULL',
+    'seq INTEGER NOT NULL',
+    'label TEXT NOT NULL',
+    'protocol TEXT NOT NULL',
+    'model TEXT NOT NULL',
+    'stream INTEGER NOT NULL',
+    'status INTEGER NOT NULL',
+    'error TEXT',
+    'finish_reason TEXT',
+    'missing_token_ids INTEGER NOT NULL',
+    'prompt_base_seq INTEGER',
+    'prompt_shared_len INTEGER',
+    'request_base_seq INTEGER',
     'request_shared_len INTEGER',
   ];
   const tail = [
-    'completion_ids BLOB', 'logprobs BLOB', 'prompt_ids BLOB', 'upstream TEXT NOT NULL', 'started_at INTEGER NOT NULL', 'ttfb_ms REAL',
-    'duration_ms REAL NOT NULL', 'response TEXT', 'request TEXT NOT NULL',
+    'completion_ids BLOB',
+    'logprobs BLOB',
+    'prompt_ids BLOB',
+    'upstream TEXT NOT NULL',
+    'started_at INTEGER NOT NULL',
+    'ttfb_ms REAL',
+    'duration_ms REAL NOT NULL',
+    'response TEXT',
+    'request TEXT NOT NULL',
   ];
   const kept = [...head, ...tail].map((column) => column.split(' ')[0]!);
   return `

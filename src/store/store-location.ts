@@ -21,14 +21,18 @@ export function locateStore(given: string): StoreLocation {
   if (!existsSync(resolved)) throw new UserError(`run folder ${given} does not exist`);
   if (statSync(resolved).isFile()) {
     // opening anything else would write a new store's schema into it
-    if (!isSqliteFile(resolved)) throw new UserError(`${given} is not an OpenForge store: not a SQLite database`, 'pass the --db file of `openforge proxy`, or a run\'s output folder');
+    if (!isSqliteFile(resolved))
+      throw new UserError(`${given} is not an OpenForge store: not a SQLite database`, "pass the --db file of `openforge proxy`, or a run's output folder");
     return { file: resolved, dir: path.dirname(resolved) };
   }
   const file = path.join(resolved, STORE_FILE);
   if (existsSync(file)) return { file, dir: resolved };
   const parent = path.dirname(resolved);
   if (existsSync(path.join(parent, STORE_FILE))) return { file: path.join(parent, STORE_FILE), dir: parent, runId: path.basename(resolved) };
-  throw new UserError(`${given} has no ${STORE_FILE}: it is not an OpenForge run folder`, 'pass the `output` folder of a run.yaml, e.g. runs/claw-basic, or a store file');
+  throw new UserError(
+    `${given} has no ${STORE_FILE}: it is not an OpenForge run folder`,
+    'pass the `output` folder of a run.yaml, e.g. runs/claw-basic, or a store file',
+  );
 }
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');

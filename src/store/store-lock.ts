@@ -21,7 +21,10 @@ export function acquireStoreLock(storeFile: string): () => void {
   const file = lockFileOf(storeFile);
   const holder = liveLockHolder(storeFile);
   if (holder) {
-    throw new UserError(`${storeFile} is in use by another openforge process (${holder})`, 'wait for it to finish, or give this one another output folder (run.yaml) or --db file');
+    throw new UserError(
+      `${storeFile} is in use by another openforge process (${holder})`,
+      'wait for it to finish, or give this one another output folder (run.yaml) or --db file',
+    );
   }
   const me = ownerLabel();
   writeFileSync(file, me);

@@ -2,7 +2,19 @@ import { mkdirSync } from 'node:fs';
 export type { StoredCallRow } from './call-rows.js';
 import path from 'node:path';
 import { decodeFloats, decodeIds } from './codec.js';
-import { type CallGroupRow, GROUPED_FIELDS, promptLastUses, RequestImages, RolloutPrompts, RowCompleter, STORED_CALL_COLUMNS, storedPrompt, ungroup, type CallRow, type StoredCallRow } from './call-rows.js';
+import {
+  type CallGroupRow,
+  GROUPED_FIELDS,
+  promptLastUses,
+  RequestImages,
+  RolloutPrompts,
+  RowCompleter,
+  STORED_CALL_COLUMNS,
+  storedPrompt,
+  ungroup,
+  type CallRow,
+  type StoredCallRow,
+} from './call-rows.js';
 import { CallWriterThread } from './call-writer-thread.js';
 import { CallWriter, type CallWriting } from './call-writer.js';
 import { PromptRebuilder } from './prompt-delta.js';
@@ -73,7 +85,6 @@ interface RolloutRow {
   fork_seq: number | null;
 }
 
-
 const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
   status: 'status',
   reward: 'reward',
@@ -132,7 +143,8 @@ export class Store {
     const lingerMs = options.recordLingerMs ?? 0;
     let onConnection: CallWriter | undefined;
     const callsOnConnection = () => (onConnection ??= new CallWriter(db, lingerMs));
-    const calls = options.callWriterThread && file !== ':memory:' ? CallWriterThread.start(path.resolve(file), lingerMs, callsOnConnection) : callsOnConnection();
+    const calls =
+      options.callWriterThread && file !== ':memory:' ? CallWriterThread.start(path.resolve(file), lingerMs, callsOnConnection) : callsOnConnection();
     return new Store(db, file, calls);
   }
 
@@ -172,7 +184,19 @@ export class Store {
     const changes = await this.db.run(
       `INSERT ${options.ifAbsent ? 'OR IGNORE ' : ''}INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, created_at, parent_rollout_id, parent_kind, fork_seq)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.id, r.runId, r.taskId, r.sampleIndex, r.attempt, r.harness, 'pending', Date.now(), r.parent?.rolloutId ?? null, r.parent?.kind ?? null, r.parent?.atSeq ?? null],
+      [
+        r.id,
+        r.runId,
+        r.taskId,
+        r.sampleIndex,
+        r.attempt,
+        r.harness,
+        'pending',
+        Date.now(),
+        r.parent?.rolloutId ?? null,
+        r.parent?.kind ?? null,
+        r.parent?.atSeq ?? null,
+      ],
     );
     return changes.changes > 0;
   }
@@ -304,10 +328,11 @@ export class Store {
     let completer: RowCompleter | undefined;
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
-      const rows = await this.db.all<StoredCallRow>(
-        `SELECT ${STORED_CALL_COLUMNS} FROM calls WHERE rollout_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-        [rolloutId, after, pageSize],
-      );
+      const rows = await this.db.all<StoredCallRow>(`SELECT ${STORED_CALL_COLUMNS} FROM calls WHERE rollout_id = ? AND seq > ? ORDER BY seq LIMIT ?`, [
+        rolloutId,
+        after,
+        pageSize,
+      ]);
       if (!completer) {
         // Which rows later rows build on: from the page itself when it holds the whole rollout.
         let lastUse: Map<number, number>;
@@ -343,8 +368,8 @@ export class Store {
     try {
       groups = await this.db.all<CallGroupRow>(
         // No ORDER BY inside the aggregates (a sort per group): every aggregate sees the rows in the same
-      // order, the index's, and `ungroup` sorts them by seq should that ever differ.
-      `SELECT rollout_id, json_group_array(json_array(${GROUPED_FIELDS.join(', ')})) AS fields,
+        // order, the index's, and `ungroup` sorts them by seq should that ever differ.
+        `SELECT rollout_id, json_group_array(json_array(${GROUPED_FIELDS.join(', ')})) AS fields,
            CAST(group_concat(completion_ids, '') AS BLOB) AS completion_ids,
            CAST(group_concat(logprobs, '') AS BLOB) AS logprobs,
            CAST(group_concat(prompt_ids, '') AS BLOB) AS prompt_ids
@@ -479,4 +504,3 @@ function lastUses(rows: Pick<CallRow, 'seq' | 'request_base_seq'>[]): Map<number
   for (const row of rows) if (row.request_base_seq !== null && row.request_base_seq !== undefined) uses.set(row.request_base_seq, row.seq);
   return uses;
 }
-

@@ -170,7 +170,8 @@ export class RolloutTrajectoryBuilder {
     for (const c of open) {
       const expected = await c.expectedKeys();
       if (expected.length > 0 && commonPrefix(expected, keys) === expected.length) {
-        const reason = c.tainted || !c.segment || !hasTokens(call) ? 'missing_token_ids' : tokenBreakCause(c.segment, call.promptTokenIds, this.context.simulated);
+        const reason =
+          c.tainted || !c.segment || !hasTokens(call) ? 'missing_token_ids' : tokenBreakCause(c.segment, call.promptTokenIds, this.context.simulated);
         return { conversation: c, reason };
       }
     }

@@ -35,7 +35,10 @@ export function commonPrefix(a: readonly string[], b: readonly string[]): number
 
 function normalize(value: unknown): unknown {
   if (Array.isArray(value)) {
-    if (value.length > 0 && value.every((p) => isRecord(p) && (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text') && typeof p.text === 'string')) {
+    if (
+      value.length > 0 &&
+      value.every((p) => isRecord(p) && (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text') && typeof p.text === 'string')
+    ) {
       return value.map((p) => (p as { text: string }).text).join('');
     }
     return value.map(normalize);

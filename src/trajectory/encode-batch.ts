@@ -8,7 +8,11 @@ import { runSamples, type SampleSource } from './run-samples.js';
 export const BATCH_BYTES = 8 << 20;
 
 /** The veRL JSONL lines of a batch of rollouts, and what became of each rollout (in order). */
-export async function encodeRollouts(source: SampleSource, rollouts: readonly RolloutRecord[], out: ByteBuffer): Promise<{ rows: number; rollouts: EncodedRollout[] }> {
+export async function encodeRollouts(
+  source: SampleSource,
+  rollouts: readonly RolloutRecord[],
+  out: ByteBuffer,
+): Promise<{ rows: number; rollouts: EncodedRollout[] }> {
   const encoded: EncodedRollout[] = [];
   let rows = 0;
   for await (const result of runSamples(source, rollouts)) {

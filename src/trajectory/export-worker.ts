@@ -27,7 +27,10 @@ port.on('message', (message: ToExportWorker) => {
     const work = encodeBatch(message.id, message.rollouts);
     working.add(work);
     void work.finally(() => working.delete(work));
-  } else void Promise.all(working).then(() => store.close()).then(() => port.close());
+  } else
+    void Promise.all(working)
+      .then(() => store.close())
+      .then(() => port.close());
 });
 
 async function encodeBatch(id: number, rollouts: RolloutRecord[]): Promise<void> {

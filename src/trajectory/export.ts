@@ -20,9 +20,16 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
     const file = path.resolve(options.out ?? path.join(source.dir, source.run.id, `${exporter.name}.${exporter.fileTypes[0]}`));
     const fileType = fileTypeOf(file, exporter);
     const report: ExportReport = {
-      file, format: exporter.name, fileType, runId: source.run.id, rows: 0, calls: 0, rolloutsExported: 0,
+      file,
+      format: exporter.name,
+      fileType,
+      runId: source.run.id,
+      rows: 0,
+      calls: 0,
+      rolloutsExported: 0,
       skipped: { withoutReward: 0, belowMinReward: 0, withoutSamples: 0, corrupt: [] },
-      simulated: source.simulated, interrupted: source.interrupted,
+      simulated: source.simulated,
+      interrupted: source.interrupted,
     };
     const rollouts = source.rollouts.filter((r) => {
       // no reward reaches a --min-reward
@@ -33,7 +40,12 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
     });
     mkdirSync(path.dirname(file), { recursive: true });
     const job: ExportJob = {
-      source, rollouts, file, fileType, options, report,
+      source,
+      rollouts,
+      file,
+      fileType,
+      options,
+      report,
       skipOrFail: (err) => skipOrFail(err, report, options),
       countRollout(calls, rows) {
         report.calls += calls;
@@ -61,6 +73,10 @@ function fileTypeOf(file: string, exporter: Exporter): string {
   if (exporter.fileTypes.includes(type)) return type;
   const hint = `give --out a ${exporter.fileTypes.map((t) => `.${t}`).join(' or ')} name`;
   const written = new Set(exporters().flatMap((e) => e.fileTypes));
-  if (written.has(type)) throw new UserError(`--format ${exporter.name} writes ${exporter.fileTypes.map((t) => t === 'jsonl' ? 'JSONL' : t === 'parquet' ? 'Parquet' : t).join(' or ')} only, not ${file}`, hint);
+  if (written.has(type))
+    throw new UserError(
+      `--format ${exporter.name} writes ${exporter.fileTypes.map((t) => (t === 'jsonl' ? 'JSONL' : t === 'parquet' ? 'Parquet' : t)).join(' or ')} only, not ${file}`,
+      hint,
+    );
   throw new UserError(`cannot tell the file type of ${file}`, hint);
 }

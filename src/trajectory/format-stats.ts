@@ -4,7 +4,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const num = (x: number | null, digits = 2) => (x === null ? '-' : x.toFixed(digits));
 
 function counts(record: Record<string, number>): string {
-  const parts = Object.entries(record).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
+  const parts = Object.entries(record)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`);
   return parts.length > 0 ? parts.join(', ') : 'none';
 }
 
@@ -25,7 +27,9 @@ export function formatTrajectoryStats(s: TrajectoryStats): string {
   const withK = s.k > 1;
   lines.push('', `rewards per task${withK ? ` (k = ${s.k})` : ''}:`);
   for (const task of s.tasks) {
-    const dist = Object.entries(task.rewards).map(([r, n]) => `${r}×${n}`).join(' ');
+    const dist = Object.entries(task.rewards)
+      .map(([r, n]) => `${r}×${n}`)
+      .join(' ');
     const pass = withK ? ` · pass@${s.k} ${num(task.passAtK)} · pass^${s.k} ${num(task.passHatK)}` : '';
     // rollouts a standalone proxy recorded for no named task
     lines.push(`  ${task.taskId || '(no task)'}: n ${task.n} · rewards ${dist} · mean ${num(task.mean)} · pass@1 ${num(task.passAt1)}${pass}`);

@@ -85,7 +85,8 @@ function targetOf(out: ByteSink, elements: number): DigitTarget {
 }
 
 function close(buf: Uint8Array, open: number, at: number, n: number, out: ByteSink): void {
-  if (n === 0) buf[at++] = 0x5b; // [
+  if (n === 0)
+    buf[at++] = 0x5b; // [
   else buf[open] = 0x5b;
   buf[at++] = 0x5d; // ]
   out.used = at;

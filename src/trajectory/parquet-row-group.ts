@@ -33,7 +33,10 @@ export function writeRowGroup(parquet: ParquetWriter, columns: RowGroupColumn[],
     const leafPath = onlyLeaf(resolve([name]));
     const schemaPath = leafPath.map((node) => node.element);
     const column: ColumnEncoder = {
-      columnName: schemaPath.slice(1).map((s) => s.name).join('.'),
+      columnName: schemaPath
+        .slice(1)
+        .map((s) => s.name)
+        .join('.'),
       element: schemaPath[schemaPath.length - 1]!,
       schemaPath,
       codec: parquet.codec,

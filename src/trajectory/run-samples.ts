@@ -7,8 +7,7 @@ import { CorruptCallError } from './trajectory-call.js';
 import type { TrajectorySample } from './types.js';
 
 export type RolloutResult =
-  | { rollout: RolloutRecord; samples: TrajectorySample[]; stats: RolloutBuildStats; calls: number }
-  | { rollout: RolloutRecord; corrupt: CorruptCallError };
+  { rollout: RolloutRecord; samples: TrajectorySample[]; stats: RolloutBuildStats; calls: number } | { rollout: RolloutRecord; corrupt: CorruptCallError };
 
 /** What building samples needs of an open run: its store, its id, and whether the sim served it. */
 export type SampleSource = Pick<RunSource, 'store' | 'run' | 'simulated'>;
@@ -57,7 +56,10 @@ export async function* runSamples(source: SampleSource, rollouts: readonly Rollo
 }
 
 /** The samples of one rollout (throws CorruptCallError for a corrupt row). */
-export async function rolloutSamples(source: SampleSource, rollout: RolloutRecord): Promise<{ samples: TrajectorySample[]; stats: RolloutBuildStats; calls: number }> {
+export async function rolloutSamples(
+  source: SampleSource,
+  rollout: RolloutRecord,
+): Promise<{ samples: TrajectorySample[]; stats: RolloutBuildStats; calls: number }> {
   for await (const result of runSamples(source, [rollout])) {
     if ('corrupt' in result) throw result.corrupt;
     return result;
@@ -108,8 +110,13 @@ async function* chunkReads(source: SampleSource, rollouts: readonly RolloutRecor
  * Consecutive rollouts in batches of at most `maxCalls` calls (a longer rollout is a batch of its
  * own), with their call counts: the units the export hands to its workers.
  */
-export async function* rolloutBatches(source: SampleSource, rollouts: readonly RolloutRecord[], maxCalls = CHUNK_CALLS): AsyncGenerator<{ rollouts: RolloutRecord[]; calls: number }> {
-  for await (const chunk of chunksOf(source, rollouts, maxCalls)) yield { rollouts: chunk.map((c) => c.rollout), calls: chunk.reduce((n, c) => n + c.calls, 0) };
+export async function* rolloutBatches(
+  source: SampleSource,
+  rollouts: readonly RolloutRecord[],
+  maxCalls = CHUNK_CALLS,
+): AsyncGenerator<{ rollouts: RolloutRecord[]; calls: number }> {
+  for await (const chunk of chunksOf(source, rollouts, maxCalls))
+    yield { rollouts: chunk.map((c) => c.rollout), calls: chunk.reduce((n, c) => n + c.calls, 0) };
 }
 
 /** Consecutive rollouts grouped by their call counts (asked for a window of rollouts at a time). */
@@ -157,4 +164,3 @@ function newBuilder(source: SampleSource, rollout: RolloutRecord, storedTokens: 
     simulated: source.simulated,
   });
 }
-

@@ -19,7 +19,8 @@ export async function sftRecord(store: Store, rollout: RolloutRecord): Promise<S
   for await (const page of store.callPagesOf(rollout.id)) {
     for (const row of page) {
       // token ids are not needed: not kept, so memory stays small however long the rollout
-      if (row.label === 'policy' && row.status === 200 && row.error === null) answered.push({ ...row, prompt_ids: null, completion_ids: null, logprobs: null, stored_prompt_ids: null });
+      if (row.label === 'policy' && row.status === 200 && row.error === null)
+        answered.push({ ...row, prompt_ids: null, completion_ids: null, logprobs: null, stored_prompt_ids: null });
     }
   }
   // the last answered call that has a response (the scan does not read responses: they are looked up from the end)

@@ -69,7 +69,12 @@ export async function trajectoryStats(dir: string, options: RunSourceOptions = {
       for (const s of result.samples) sampleTokens.push(s.prompt_ids.length + s.response_ids.length);
     }
     const summary = summarize(source.rollouts, {
-      runId: source.run.id, harness: source.harness, k: source.k, passThreshold: source.passThreshold, simulated: source.simulated, wallTimeSec: 0,
+      runId: source.run.id,
+      harness: source.harness,
+      k: source.k,
+      passThreshold: source.passThreshold,
+      simulated: source.simulated,
+      wallTimeSec: 0,
     });
     return {
       runId: source.run.id,

@@ -39,11 +39,13 @@ class StoredCall implements TrajectoryCall {
     if (row.problem) throw this.corrupt(row.problem);
     if (!LABELS.has(row.label)) throw this.corrupt(`unknown label "${row.label}"`);
     const storedPrompt = row.stored_prompt_ids ?? row.prompt_ids;
-    if (storedPrompt && storedPrompt.length % 4 !== 0) throw this.corrupt(`prompt_ids blob is ${storedPrompt.length} bytes, not a whole number of int32 token ids`);
+    if (storedPrompt && storedPrompt.length % 4 !== 0)
+      throw this.corrupt(`prompt_ids blob is ${storedPrompt.length} bytes, not a whole number of int32 token ids`);
     if (row.completion_ids && row.completion_ids.length % 4 !== 0) {
       throw this.corrupt(`completion_ids blob is ${row.completion_ids.length} bytes, not a whole number of int32 token ids`);
     }
-    if (row.logprobs && row.logprobs.length % 8 !== 0) throw this.corrupt(`logprobs blob is ${row.logprobs.length} bytes, not a whole number of float64 values`);
+    if (row.logprobs && row.logprobs.length % 8 !== 0)
+      throw this.corrupt(`logprobs blob is ${row.logprobs.length} bytes, not a whole number of float64 values`);
     this.label = row.label;
     this.protocol = row.protocol;
     this.status = row.status;

@@ -7,7 +7,10 @@ export class TokenBuffer<T extends Int32Array | Uint8Array | Float64Array> {
   private data: T;
   length = 0;
 
-  constructor(private readonly make: (capacity: number) => T, capacity = 256) {
+  constructor(
+    private readonly make: (capacity: number) => T,
+    capacity = 256,
+  ) {
     this.data = make(Math.max(16, Math.ceil(capacity)));
   }
 

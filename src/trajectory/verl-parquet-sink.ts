@@ -103,6 +103,10 @@ export class VerlParquetSink {
     const rows = this.buffered;
     this.buffered = [];
     this.bufferedTokens = 0;
-    await writeRowGroup(this.writer, VERL_PARQUET_COLUMNS.map((name) => ({ name, data: rows.map((row) => row[name]) })), rows.length);
+    await writeRowGroup(
+      this.writer,
+      VERL_PARQUET_COLUMNS.map((name) => ({ name, data: rows.map((row) => row[name]) })),
+      rows.length,
+    );
   }
 }

@@ -9,7 +9,10 @@ function describe(err: NodeJS.ErrnoException): { status: number; message: string
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, message: 'the request was not received in time' };
     case 'HPE_INVALID_HEADER_TOKEN':
-      return { status: 400, message: `a request header holds a character HTTP does not allow (${err.message}): look for a line break or control character in a header, e.g. an API key pasted with its newline` };
+      return {
+        status: 400,
+        message: `a request header holds a character HTTP does not allow (${err.message}): look for a line break or control character in a header, e.g. an API key pasted with its newline`,
+      };
     default:
       return { status: 400, message: `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'}: ${err.message})` };
   }

@@ -3,7 +3,10 @@
  * they must name the problem (file, key, value) and how to fix it.
  */
 export class UserError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(hint ? `${message}\n  hint: ${hint}` : message);
     this.name = 'UserError';
   }
@@ -23,7 +26,10 @@ export const ERROR_TYPES = [
 export type ErrorType = (typeof ERROR_TYPES)[number];
 
 export class RolloutError extends Error {
-  constructor(readonly type: ErrorType, message: string) {
+  constructor(
+    readonly type: ErrorType,
+    message: string,
+  ) {
     super(message);
     this.name = 'RolloutError';
   }

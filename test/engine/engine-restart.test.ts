@@ -19,13 +19,19 @@ const SLOW_SOLVE = '#!/bin/bash\n# step: think\nsleep 3\n# step: finish\necho do
 function config(tasks: number, raw: Partial<Record<keyof RunConfig, unknown>> = {}) {
   const suite = makeSuite(Array.from({ length: tasks }, (_, i) => ({ id: `t${i}`, solve: SLOW_SOLVE })));
   const output = mkdtempSync(path.join(os.tmpdir(), 'of-restart-'));
-  return resolveRunConfig({ output, tasks: suite, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, concurrency: 2, ...raw }, path.join(output, 'run.yaml'));
+  return resolveRunConfig(
+    { output, tasks: suite, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, concurrency: 2, ...raw },
+    path.join(output, 'run.yaml'),
+  );
 }
 
 async function leftovers(runId: string) {
   const { backend } = await workspaceImage();
   const filters = { label: [`${LABEL_RUN}=${runId}`] };
-  return { containers: (await backend.docker.listContainers({ all: true, filters })).length, networks: (await backend.docker.listNetworks({ filters })).length };
+  return {
+    containers: (await backend.docker.listContainers({ all: true, filters })).length,
+    networks: (await backend.docker.listNetworks({ filters })).length,
+  };
 }
 
 beforeAll(async () => {

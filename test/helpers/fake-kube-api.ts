@@ -134,8 +134,18 @@ export class FakeKubeApi {
     await new Promise((resolve) => this.server.close(resolve));
     for (const key of this.kubelets.keys()) await this.stopKubelet(key);
     const leftovers = await this.docker.listContainers({ all: true, filters: { label: [`${FAKE_LABEL}=${this.id}`] } });
-    await Promise.all(leftovers.map((c) => this.docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
-    await this.docker.getNetwork(this.networkName).remove().catch(() => undefined);
+    await Promise.all(
+      leftovers.map((c) =>
+        this.docker
+          .getContainer(c.Id)
+          .remove({ force: true, v: true })
+          .catch(() => undefined),
+      ),
+    );
+    await this.docker
+      .getNetwork(this.networkName)
+      .remove()
+      .catch(() => undefined);
   }
 
   // ── HTTP ──
@@ -154,7 +164,12 @@ export class FakeKubeApi {
       if (req.method === 'GET' && !name && url.searchParams.get('watch') === 'true') return this.watch(res, namespace, resource, url.searchParams);
       if (req.method === 'GET' && !name) {
         const items = this.list(resource, `${namespace}/`).filter(selector(url.searchParams));
-        return json(res, 200, { kind: `${KINDS[resource].kind}List`, apiVersion: KINDS[resource].apiVersion, metadata: { resourceVersion: String(this.resourceVersion) }, items });
+        return json(res, 200, {
+          kind: `${KINDS[resource].kind}List`,
+          apiVersion: KINDS[resource].apiVersion,
+          metadata: { resourceVersion: String(this.resourceVersion) },
+          items,
+        });
       }
       const object = name ? this.objects.get(key(name)) : undefined;
       if (!object) return status(res, 404, 'NotFound', `${resource} "${name}" not found`);
@@ -166,9 +181,12 @@ export class FakeKubeApi {
       }
       if (req.method === 'GET') return json(res, 200, object);
       if (req.method === 'DELETE') {
-        if (this.options.forbiddenNamespaces?.includes(namespace)) return status(res, 403, 'Forbidden', `cannot delete ${resource} in the namespace "${namespace}"`);
+        if (this.options.forbiddenNamespaces?.includes(namespace))
+          return status(res, 403, 'Forbidden', `cannot delete ${resource} in the namespace "${namespace}"`);
         await this.delete(key(name!));
-        return resource === 'pods' ? json(res, 200, object) : json(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: object.metadata?.uid } });
+        return resource === 'pods'
+          ? json(res, 200, object)
+          : json(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: object.metadata?.uid } });
       }
       return status(res, 405, 'MethodNotAllowed', `${req.method} is not supported by this fake`);
     } catch (err) {
@@ -181,7 +199,12 @@ export class FakeKubeApi {
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as KubernetesObject;
     if (this.options.forbiddenNamespaces?.includes(namespace)) {
-      return status(res, 403, 'Forbidden', `${resource} is forbidden: User "tester" cannot create resource "${resource}" in API group "" in the namespace "${namespace}"`);
+      return status(
+        res,
+        403,
+        'Forbidden',
+        `${resource} is forbidden: User "tester" cannot create resource "${resource}" in API group "" in the namespace "${namespace}"`,
+      );
     }
     try {
       validateManifest(body);
@@ -270,7 +293,19 @@ export class FakeKubeApi {
         const { StatusCode } = (await c.wait()) as { StatusCode: number };
         await c.remove({ force: true }).catch(() => undefined);
         if (StatusCode !== 0) {
-          this.update(key, { phase: 'Failed', initContainerStatuses: [{ name: init.name, image: init.image!, imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: StatusCode, reason: 'Error' } } }] });
+          this.update(key, {
+            phase: 'Failed',
+            initContainerStatuses: [
+              {
+                name: init.name,
+                image: init.image!,
+                imageID: '',
+                ready: false,
+                restartCount: 0,
+                state: { terminated: { exitCode: StatusCode, reason: 'Error' } },
+              },
+            ],
+          });
           return;
         }
       }
@@ -285,7 +320,9 @@ export class FakeKubeApi {
         phase: 'Running',
         startTime: startedAt,
         conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Initialized', status: 'True' }, { type: 'ContainersReady', status: 'True' }, ready],
-        containerStatuses: [{ name: main.name, image: main.image!, imageID: main.image!, ready: true, started: true, restartCount: 0, state: { running: { startedAt } } }],
+        containerStatuses: [
+          { name: main.name, image: main.image!, imageID: main.image!, ready: true, started: true, restartCount: 0, state: { running: { startedAt } } },
+        ],
       });
       if (spec.activeDeadlineSeconds) {
         kubelet.deadline = setTimeout(() => {
@@ -301,7 +338,9 @@ export class FakeKubeApi {
       const reason = info?.State?.OOMKilled ? 'OOMKilled' : StatusCode === 0 ? 'Completed' : 'Error';
       this.update(key, {
         phase: StatusCode === 0 ? 'Succeeded' : 'Failed',
-        containerStatuses: [{ name: main.name, image: main.image!, imageID: main.image!, ready: false, restartCount: 0, state: { terminated: { exitCode: StatusCode, reason } } }],
+        containerStatuses: [
+          { name: main.name, image: main.image!, imageID: main.image!, ready: false, restartCount: 0, state: { terminated: { exitCode: StatusCode, reason } } },
+        ],
       });
     } catch (err) {
       if (!kubelet.stopped) this.update(key, waiting(pod, main, 'CreateContainerError', (err as Error).message));
@@ -353,7 +392,11 @@ export class FakeKubeApi {
     kubelet.stopped = true;
     if (kubelet.deadline) clearTimeout(kubelet.deadline);
     await kubelet.container?.remove({ force: true, v: true }).catch(() => undefined);
-    for (const v of kubelet.volumes) await this.docker.getVolume(v).remove().catch(() => undefined);
+    for (const v of kubelet.volumes)
+      await this.docker
+        .getVolume(v)
+        .remove()
+        .catch(() => undefined);
   }
 
   private async imageExists(image: string): Promise<boolean> {
@@ -371,7 +414,9 @@ export class FakeKubeApi {
     const url = new URL(req.url ?? '/', 'http://fake');
     this.requests.push(`EXEC ${url.pathname} ${url.searchParams.getAll('command').join(' ')}`);
     const refuse = (code: number, message: string) => {
-      socket.end(`HTTP/1.1 ${code} ${http.STATUS_CODES[code]}\r\ncontent-type: application/json\r\n\r\n${JSON.stringify({ kind: 'Status', status: 'Failure', code, message })}`);
+      socket.end(
+        `HTTP/1.1 ${code} ${http.STATUS_CODES[code]}\r\ncontent-type: application/json\r\n\r\n${JSON.stringify({ kind: 'Status', status: 'Failure', code, message })}`,
+      );
     };
     if (req.headers.authorization !== `Bearer ${this.token}`) return refuse(401, 'Unauthorized');
     const m = ROUTE.exec(url.pathname);
@@ -384,7 +429,8 @@ export class FakeKubeApi {
     const kubelet = this.kubelets.get(key);
     const pod = this.objects.get(key) as V1Pod | undefined;
     if (!pod) return refuse(404, `pods "${m[3]}" not found`);
-    if (!kubelet?.container || kubelet.stopped || pod.status?.phase !== 'Running') return refuse(400, `container not found ("${url.searchParams.get('container')}")`);
+    if (!kubelet?.container || kubelet.stopped || pod.status?.phase !== 'Running')
+      return refuse(400, `container not found ("${url.searchParams.get('container')}")`);
     const command = url.searchParams.getAll('command');
     const withStdin = url.searchParams.get('stdin') === 'true';
     const exec = await kubelet.container.exec({ Cmd: command, AttachStdin: withStdin, AttachStdout: true, AttachStderr: true });
@@ -413,7 +459,13 @@ export class FakeKubeApi {
         const result =
           code === 0
             ? { metadata: {}, status: 'Success' }
-            : { metadata: {}, status: 'Failure', message: `command terminated with non-zero exit code: exit status ${code}`, reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(code) }] } };
+            : {
+                metadata: {},
+                status: 'Failure',
+                message: `command terminated with non-zero exit code: exit status ${code}`,
+                reason: 'NonZeroExitCode',
+                details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+              };
         ws.send(Buffer.concat([Buffer.from([3]), Buffer.from(JSON.stringify(result))]), () => ws.close(1000));
       });
     });
@@ -423,7 +475,11 @@ export class FakeKubeApi {
 function waiting(pod: V1Pod, c: V1Container, reason: string, message: string): V1PodStatus {
   const isInit = pod.spec?.initContainers?.some((i) => i.name === c.name);
   const entry = { name: c.name, image: c.image!, imageID: '', ready: false, restartCount: 0, state: { waiting: { reason, message } } };
-  return { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], ...(isInit ? { initContainerStatuses: [entry] } : { containerStatuses: [entry] }) };
+  return {
+    phase: 'Pending',
+    conditions: [{ type: 'PodScheduled', status: 'True' }],
+    ...(isInit ? { initContainerStatuses: [entry] } : { containerStatuses: [entry] }),
+  };
 }
 
 /** labelSelector (k=v, comma-separated) and fieldSelector (metadata.name / metadata.namespace). */
@@ -448,7 +504,7 @@ function status(res: http.ServerResponse, code: number, reason: string, message:
 /** Docker's multiplexed log frames to plain text. */
 function demuxed(buf: Buffer): string {
   const out: Buffer[] = [];
-  for (let i = 0; i + 8 <= buf.length; ) {
+  for (let i = 0; i + 8 <= buf.length;) {
     const size = buf.readUInt32BE(i + 4);
     out.push(buf.subarray(i + 8, i + 8 + size));
     i += 8 + size;

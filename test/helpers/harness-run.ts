@@ -32,7 +32,15 @@ export async function runHarness(
 ): Promise<{ summary: RunSummary; rollouts: HarnessRolloutRecord[]; output: string }> {
   const output = mkdtempSync(path.join(os.tmpdir(), `of-${harness}-`));
   const loaded = resolveRunConfig(
-    { tasks: taskIds.map((t) => path.resolve(CLAW_BASIC, t)), harness, model: { upstream: 'sim:oracle', name: 'policy' }, concurrency: 2, network: 'proxy-only', output, ...overrides },
+    {
+      tasks: taskIds.map((t) => path.resolve(CLAW_BASIC, t)),
+      harness,
+      model: { upstream: 'sim:oracle', name: 'policy' },
+      concurrency: 2,
+      network: 'proxy-only',
+      output,
+      ...overrides,
+    },
     path.join(output, 'run.yaml'),
   );
   const summary = await executeRun(loaded, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
@@ -88,8 +96,10 @@ export function toolNamesCalled(calls: RecordedCall[]): string[] {
   return calls.flatMap((c) => {
     const r = c.response as Record<string, unknown> | null;
     if (!r) return [];
-    if (c.protocol === 'responses') return ((r.output ?? []) as { type: string; name?: string }[]).filter((o) => o.type === 'function_call').map((o) => o.name ?? '');
-    if (c.protocol === 'anthropic') return ((r.content ?? []) as { type: string; name?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.name ?? '');
+    if (c.protocol === 'responses')
+      return ((r.output ?? []) as { type: string; name?: string }[]).filter((o) => o.type === 'function_call').map((o) => o.name ?? '');
+    if (c.protocol === 'anthropic')
+      return ((r.content ?? []) as { type: string; name?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.name ?? '');
     const choices = (r.choices ?? []) as { message?: { tool_calls?: { function?: { name?: string } }[] } }[];
     return choices.flatMap((ch) => (ch.message?.tool_calls ?? []).map((t) => t.function?.name ?? ''));
   });

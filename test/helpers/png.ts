@@ -9,14 +9,15 @@ export function pixelAt(png: Buffer, x: number, y: number): [number, number, num
   let width = 0;
   let channels = 0;
   const data: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const type = png.toString('latin1', at + 4, at + 8);
     const body = png.subarray(at + 8, at + 8 + length);
     if (type === 'IHDR') {
       width = body.readUInt32BE(0);
       const [depth, colour, , , interlace] = body.subarray(8, 13);
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0) throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
+      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
+        throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
       channels = colour === 6 ? 4 : 3;
     } else if (type === 'IDAT') data.push(body);
     at += 12 + length;

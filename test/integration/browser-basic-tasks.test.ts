@@ -70,7 +70,9 @@ describe.each(tasks.map((t) => [t.id, t] as const))('%s through the env server',
       lifetimeSec: 1800,
     });
     try {
-      await sandbox.writeFiles(readTree(task.testsDir, '', { symlinksWithin: SUITE }).map((f) => ({ path: `/tests/${f.name}`, content: f.content, mode: f.mode })));
+      await sandbox.writeFiles(
+        readTree(task.testsDir, '', { symlinksWithin: SUITE }).map((f) => ({ path: `/tests/${f.name}`, content: f.content, mode: f.mode })),
+      );
       const started = await sandbox.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 180 });
       expect(started.exitCode, `${started.stdout}\n${started.stderr}`).toBe(0);
       const url = `http://${await sandbox.address?.()}:7000`;

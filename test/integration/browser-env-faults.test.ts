@@ -37,9 +37,21 @@ async function processes(): Promise<{ pid: number; ppid: number; stat: string; c
 describe('bad input: a structured error in the observation, and the episode goes on', { timeout: 240_000 }, () => {
   const cases: { name: string; schema: string; action: unknown; code: string; mentions: string }[] = [
     { name: 'an unknown canonical action', schema: 'canonical', action: { type: 'teleport', x: 1 }, code: 'unknown_action', mentions: 'teleport' },
-    { name: 'an unknown Anthropic action', schema: 'anthropic', action: { action: 'left_klick', coordinate: [1, 1] }, code: 'unknown_action', mentions: 'left_klick' },
+    {
+      name: 'an unknown Anthropic action',
+      schema: 'anthropic',
+      action: { action: 'left_klick', coordinate: [1, 1] },
+      code: 'unknown_action',
+      mentions: 'left_klick',
+    },
     { name: 'an out-of-range click', schema: 'openai', action: { type: 'click', x: 5000, y: 20 }, code: 'out_of_range', mentions: '1280x800' },
-    { name: 'an out-of-range Qwen3 grid point', schema: 'qwen3vl', action: { action: 'left_click', coordinate: [1200, 10] }, code: 'out_of_range', mentions: 'outside' },
+    {
+      name: 'an out-of-range Qwen3 grid point',
+      schema: 'qwen3vl',
+      action: { action: 'left_click', coordinate: [1200, 10] },
+      code: 'out_of_range',
+      mentions: 'outside',
+    },
     { name: 'malformed pyautogui', schema: 'pyautogui', action: 'pyautogui.click(650, 425', code: 'bad_pyautogui', mentions: 'cannot parse' },
     { name: 'pyautogui that is not in the subset', schema: 'pyautogui', action: "os.system('rm -rf /')", code: 'bad_pyautogui', mentions: 'os.system' },
     { name: 'a missing ref', schema: 'element', action: { action: 'click', ref: 'e4242' }, code: 'missing_ref', mentions: 'e4242' },

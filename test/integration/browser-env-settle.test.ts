@@ -65,7 +65,12 @@ describe('the step observation after a delayed change', { timeout: 240_000 }, ()
   it('types into the new page when one step clicks a slow link and then types', async () => {
     await env.post('/reset', { start_url: DELAYED });
     // Without settling between the actions, the text would go to the old page's focused input and be lost.
-    const obs: Observation = await env.post('/step', { actions: [{ type: 'click', x: 580, y: 60 }, { type: 'type', text: 'hello' }] });
+    const obs: Observation = await env.post('/step', {
+      actions: [
+        { type: 'click', x: 580, y: 60 },
+        { type: 'type', text: 'hello' },
+      ],
+    });
     expect(obs.last_action_error).toBeNull();
     expect(obs.title).toBe('next:hello');
     const aria = await env.get('/observation?aria=1');

@@ -83,7 +83,12 @@ describe('the env server', { timeout: 240_000 }, () => {
 
   it('runs a list of actions: typing, key chords, select by ref, double click', async () => {
     await env.post('/reset', { start_url: TARGETS });
-    let obs = await env.post('/step', { actions: [{ type: 'click', x: 100, y: 210 }, { type: 'type', text: 'Ada' }] });
+    let obs = await env.post('/step', {
+      actions: [
+        { type: 'click', x: 100, y: 210 },
+        { type: 'type', text: 'Ada' },
+      ],
+    });
     expect(obs.title).toBe('name:Ada');
     obs = await env.post('/step', { schema: 'anthropic', action: { action: 'key', text: 'ctrl+k' } });
     expect(obs.title).toBe('key:ctrl+k');
@@ -152,13 +157,32 @@ describe('the MCP server', { timeout: 240_000 }, () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${env.url}/mcp`)));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['browser_reset', 'browser_observe', 'browser_click', 'browser_type', 'browser_key', 'browser_click_ref', 'browser_fill_ref', 'browser_action']));
-      const reset = (await client.callTool({ name: 'browser_reset', arguments: { start_url: TARGETS } })) as { content: { type: string; text?: string; mimeType?: string }[] };
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining([
+          'browser_reset',
+          'browser_observe',
+          'browser_click',
+          'browser_type',
+          'browser_key',
+          'browser_click_ref',
+          'browser_fill_ref',
+          'browser_action',
+        ]),
+      );
+      const reset = (await client.callTool({ name: 'browser_reset', arguments: { start_url: TARGETS } })) as {
+        content: { type: string; text?: string; mimeType?: string }[];
+      };
       expect(reset.content.some((c) => c.type === 'image' && c.mimeType === 'image/png')).toBe(true);
       const seen = (await client.callTool({ name: 'browser_observe', arguments: { aria: true } })) as { content: { type: string; text?: string }[] };
-      const aria = seen.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+      const aria = seen.content
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text)
+        .join('\n');
       await client.callTool({ name: 'browser_fill_ref', arguments: { ref: refOf(aria, 'textbox', 'Name'), text: 'Grace' } });
-      const after = (await client.callTool({ name: 'browser_click', arguments: { x: 650, y: 425 } })) as { content: { type: string; text?: string }[]; isError?: boolean };
+      const after = (await client.callTool({ name: 'browser_click', arguments: { x: 650, y: 425 } })) as {
+        content: { type: string; text?: string }[];
+        isError?: boolean;
+      };
       expect(after.isError).toBeFalsy();
       expect(JSON.parse(after.content[0]!.text!).title).toBe('hit:B');
       const state = await env.get('/observation?aria=1');

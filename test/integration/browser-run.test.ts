@@ -63,7 +63,9 @@ function imageUrls(request: unknown): string[] {
   const messages = (request as { messages?: { content?: unknown }[] }).messages ?? [];
   return messages.flatMap((m) =>
     Array.isArray(m.content)
-      ? m.content.filter((p: { type?: string }) => p.type === 'image_url').map((p: { image_url: string | { url: string } }) => (typeof p.image_url === 'string' ? p.image_url : p.image_url.url))
+      ? m.content
+          .filter((p: { type?: string }) => p.type === 'image_url')
+          .map((p: { image_url: string | { url: string } }) => (typeof p.image_url === 'string' ? p.image_url : p.image_url.url))
       : [],
   );
 }
@@ -117,10 +119,16 @@ describe('openforge run on browser tasks', () => {
           const tools = (c.request as { tools?: { function?: { name: string } }[] }).tools ?? [];
           expect(tools.map((t) => t.function?.name)).toEqual(['computer']);
         }
-        const toolCalls = calls.flatMap((c) => (c.response as { choices: { message: { tool_calls?: { function: { name: string; arguments: string } }[] } }[] }).choices[0]!.message.tool_calls ?? []);
+        const toolCalls = calls.flatMap(
+          (c) =>
+            (c.response as { choices: { message: { tool_calls?: { function: { name: string; arguments: string } }[] } }[] }).choices[0]!.message.tool_calls ??
+            [],
+        );
         expect(toolCalls.every((t) => t.function.name === 'computer')).toBe(true);
         const first = JSON.parse(toolCalls[0]!.function.arguments);
-        expect(first).toEqual(r.taskId === 'press-button' ? { action: 'left_click', coordinate: [200, 140] } : { action: 'left_click', coordinate: [250, 320] });
+        expect(first).toEqual(
+          r.taskId === 'press-button' ? { action: 'left_click', coordinate: [200, 140] } : { action: 'left_click', coordinate: [250, 320] },
+        );
         const artifacts = path.join(dir, 'out', summary.runId, r.taskId, '0-a1');
         expect(existsSync(path.join(artifacts, 'agent', 'transcript.jsonl'))).toBe(true);
         expect(readFileSync(path.join(artifacts, 'agent', 'answer.txt'), 'utf8')).toMatch(/pressed the button|Submitted the name Ada/);

@@ -30,7 +30,24 @@ describe('commands load on demand', () => {
   it('lists every command in the help, runs one whose module alone is loaded, and refuses an unknown one', () => {
     const help = openforge(['--help']);
     expect(help.status).toBe(0);
-    for (const name of ['run', 'images', 'tasks', 'sim', 'reap', 'proxy', 'serve', 'export', 'stats', 'inspect', 'debug', 'shell', 'replay', 'fork', 'k8s', 'promote']) {
+    for (const name of [
+      'run',
+      'images',
+      'tasks',
+      'sim',
+      'reap',
+      'proxy',
+      'serve',
+      'export',
+      'stats',
+      'inspect',
+      'debug',
+      'shell',
+      'replay',
+      'fork',
+      'k8s',
+      'promote',
+    ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
     expect(openforge(['--version']).stdout).toBe('0.1.0\n');
@@ -95,7 +112,10 @@ describe('bad input gets a clear error', () => {
     }
     expect(existsSync(path.join(dir, 'runs'))).toBe(false); // the run made nothing
     // an empty file means no bundle, as inside the builds: the next thing checked is the engine
-    const empty = spawnSync(process.execPath, [CLI, 'images', 'node', '--extra-ca', '/dev/null'], { encoding: 'utf8', env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent.sock' } });
+    const empty = spawnSync(process.execPath, [CLI, 'images', 'node', '--extra-ca', '/dev/null'], {
+      encoding: 'utf8',
+      env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent.sock' },
+    });
     expect(empty.status).toBe(2);
     expect(empty.stderr).toMatch(/cannot reach the Docker engine/);
   });
@@ -182,7 +202,10 @@ describe('resume after the orchestrator is SIGKILLed', () => {
 
 describe('Ctrl-C', () => {
   it('stops at once, removes the containers, and a re-run resumes the interrupted run', async () => {
-    const tasks = Array.from({ length: 4 }, (_, i) => ({ id: `long-${i}`, solve: '#!/bin/bash\n# step: work\nsleep 3\n\n# step: finish\necho done > /workspace/done.txt\n' }));
+    const tasks = Array.from({ length: 4 }, (_, i) => ({
+      id: `long-${i}`,
+      solve: '#!/bin/bash\n# step: work\nsleep 3\n\n# step: finish\necho done > /workspace/done.txt\n',
+    }));
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-sigint-'));
     const file = writeYaml(dir, `tasks: ${makeSuite(tasks)}\nmodel:\n  upstream: sim:oracle\nrollouts_per_task: 2\nconcurrency: 2\noutput: out\n`);
     const child = spawn(process.execPath, [CLI, 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -110,7 +110,11 @@ describe('DockerBackend with the real engine', () => {
     ];
 
     it('empties folders, puts files in, runs the command, and brings a folder out, the exit code kept', async () => {
-      await box.exec(['sh', '-c', 'mkdir -p /srv/step/old /srv/keep && echo stale > /srv/step/old/stale.txt && chown 1000:1000 /srv/keep && chmod 0770 /srv/keep']);
+      await box.exec([
+        'sh',
+        '-c',
+        'mkdir -p /srv/step/old /srv/keep && echo stale > /srv/step/old/stale.txt && chown 1000:1000 /srv/keep && chmod 0770 /srv/keep',
+      ]);
       const dest = mkdtempSync(path.join(os.tmpdir(), 'of-step-'));
       const res = await box.exec(['sh', '-c', '/srv/step/a/run.sh; echo err >&2; ls /srv/step; exit 4'], {
         emptyFirst: ['/srv/step'],
@@ -129,7 +133,10 @@ describe('DockerBackend with the real engine', () => {
 
     it('still brings the folder out when the command timed out, and says when the path was not there', async () => {
       const dest = mkdtempSync(path.join(os.tmpdir(), 'of-step-'));
-      const res = await box.exec(['sh', '-c', 'echo partial > /srv/step/a/late.txt; sleep 30'], { timeoutSec: 1, copyOutAfter: { sandboxPath: '/srv/step/a', hostDir: dest } });
+      const res = await box.exec(['sh', '-c', 'echo partial > /srv/step/a/late.txt; sleep 30'], {
+        timeoutSec: 1,
+        copyOutAfter: { sandboxPath: '/srv/step/a', hostDir: dest },
+      });
       expect(res).toMatchObject({ timedOut: true, copiedOut: true });
       expect(readFileSync(path.join(dest, 'a', 'late.txt'), 'utf8')).toBe('partial\n');
       const none = await box.exec(['true'], { copyOutAfter: { sandboxPath: '/no/such/path', hostDir: mkdtempSync(path.join(os.tmpdir(), 'of-step-')) } });
@@ -146,7 +153,11 @@ describe('DockerBackend with the real engine', () => {
         await bare.exec(['sh', '-c', 'rm "$(command -v tar)"']);
         const dest = mkdtempSync(path.join(os.tmpdir(), 'of-step-'));
         for (const tag of ['b', 'c']) {
-          const res = await bare.exec(['sh', '-c', `/srv/step/${tag}/run.sh; exit 5`], { emptyFirst: ['/srv/step'], filesIn: files(tag), copyOutAfter: { sandboxPath: '/srv/step', hostDir: path.join(dest, tag) } });
+          const res = await bare.exec(['sh', '-c', `/srv/step/${tag}/run.sh; exit 5`], {
+            emptyFirst: ['/srv/step'],
+            filesIn: files(tag),
+            copyOutAfter: { sandboxPath: '/srv/step', hostDir: path.join(dest, tag) },
+          });
           expect(res).toMatchObject({ exitCode: 5, stdout: `ran ${tag}\n`, copiedOut: true });
           expect([...readFileSync(path.join(dest, tag, 'step', tag, 'deep', 'data.bin'))]).toEqual([0, 1, 2, 255]);
         }
@@ -242,14 +253,22 @@ describe('network namespaces on a proxy-only network', () => {
     const network = await backend.prepareNetwork(runId, 'proxy-only');
     const noSleep = `openforge-test/no-sleep:${process.pid}`;
     // an image with one file and no `sleep`: the holder's process cannot start
-    const imported = await backend.docker.importImage(packFiles([{ name: 'readme', content: 'no programs here\n' }]), { repo: 'openforge-test/no-sleep', tag: String(process.pid) });
+    const imported = await backend.docker.importImage(packFiles([{ name: 'readme', content: 'no programs here\n' }]), {
+      repo: 'openforge-test/no-sleep',
+      tag: String(process.pid),
+    });
     await new Promise((resolve, reject) => backend.docker.modem.followProgress(imported, (err) => (err ? reject(err) : resolve(undefined))));
     try {
       const missing = backend.create(spec(network, { image: 'openforge-test/never-built:1' }));
-      await expect(missing).rejects.toMatchObject({ type: 'infrastructure', message: 'image openforge-test/never-built:1 not found: build it with `openforge images build`' });
+      await expect(missing).rejects.toMatchObject({
+        type: 'infrastructure',
+        message: 'image openforge-test/never-built:1 not found: build it with `openforge images build`',
+      });
       const broken = backend.create(spec(network, { image: noSleep }));
       await expect(broken).rejects.toMatchObject({ type: 'infrastructure' });
-      await expect(broken).rejects.toThrow(new RegExp(`^cannot start a network holder \\(\`sleep\` from ${noSleep}\\) on network ${network.name}: .*executable file not found`));
+      await expect(broken).rejects.toThrow(
+        new RegExp(`^cannot start a network holder \\(\`sleep\` from ${noSleep}\\) on network ${network.name}: .*executable file not found`),
+      );
       const left = await backend.docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`, `${LABEL_NETWORK_HOLDER}=${network.name}`] } });
       expect(left).toHaveLength(0);
     } finally {

@@ -20,7 +20,10 @@ import { workspaceImage } from '../helpers/docker.js';
  */
 const CLI = path.resolve('bin/openforge.js');
 const TASK = path.resolve('envs/claw-basic/create-config-file');
-const RM_CONFIG = { content: null, tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: 'rm -f /workspace/config/service.ini' }) } }] };
+const RM_CONFIG = {
+  content: null,
+  tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: 'rm -f /workspace/config/service.ini' }) } }],
+};
 
 let output: string;
 let parentId: string;
@@ -38,7 +41,15 @@ async function calls(rolloutId: string): Promise<RecordedCall[]> {
 
 /** The training samples the veRL export would write for a rollout, and what was left out. */
 async function samples(rolloutId: string, recorded: RecordedCall[]) {
-  const builder = new RolloutTrajectoryBuilder({ runId: 'r', rolloutId, taskId: 'create-config-file', sampleIndex: 0, harness: 'forge-agent', reward: 0, simulated: true });
+  const builder = new RolloutTrajectoryBuilder({
+    runId: 'r',
+    rolloutId,
+    taskId: 'create-config-file',
+    sampleIndex: 0,
+    harness: 'forge-agent',
+    reward: 0,
+    simulated: true,
+  });
   for (const c of recorded) await builder.add(fromRecordedCall(c));
   return builder.finish();
 }
@@ -46,7 +57,10 @@ async function samples(rolloutId: string, recorded: RecordedCall[]) {
 beforeAll(async () => {
   await workspaceImage();
   output = mkdtempSync(path.join(os.tmpdir(), 'of-fork-upstream-'));
-  const loaded = resolveRunConfig({ tasks: TASK, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, rollouts_per_task: 1, output }, path.join(output, 'run.yaml'));
+  const loaded = resolveRunConfig(
+    { tasks: TASK, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, rollouts_per_task: 1, output },
+    path.join(output, 'run.yaml'),
+  );
   const summary = await executeRun(loaded);
   expect(summary.tasks[0]!.rewards).toEqual([1]);
   const store = await Store.open(path.join(output, STORE_FILE));
@@ -75,13 +89,17 @@ describe('openforge fork with a real upstream URL', () => {
     writeFileSync(answer, JSON.stringify(RM_CONFIG));
     const help = spawnSync(process.execPath, [CLI, 'fork', '--help'], { encoding: 'utf8' });
     expect(help.stdout).toMatch(/--upstream <spec\|url>[\s\S]*OpenAI-compatible server/);
-    const run = spawnSync(process.execPath, [CLI, 'fork', parentId, '--at', '2', '--answer', answer, '--upstream', simUrl, '--model-name', 'sim-oracle', '--dir', output], { encoding: 'utf8', timeout: 300_000 });
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'fork', parentId, '--at', '2', '--answer', answer, '--upstream', simUrl, '--model-name', 'sim-oracle', '--dir', output],
+      { encoding: 'utf8', timeout: 300_000 },
+    );
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^fork (\\S+) of ${parentId.replace(/\./g, '\\.')} at call 2: reward 0\\n$`));
   }, 320_000);
 
-  it('recorded the scripted calls as such, and the continuation as the URL\'s', async () => {
+  it("recorded the scripted calls as such, and the continuation as the URL's", async () => {
     const store = await Store.open(path.join(output, STORE_FILE));
     const [fork] = await store.childrenOf(parentId);
     const run = await store.getRun(fork!.runId);
@@ -97,7 +115,10 @@ describe('openforge fork with a real upstream URL', () => {
     ]);
     expect(JSON.stringify(forked[1]!.response)).toContain('rm -f /workspace/config/service.ini');
     // Another upstream may tokenize differently: the recorded ids are not this fork's, so none are kept.
-    expect(forked.slice(0, 2).map((c) => [c.completionTokenIds, c.missingTokenIds])).toEqual([[null, true], [null, true]]);
+    expect(forked.slice(0, 2).map((c) => [c.completionTokenIds, c.missingTokenIds])).toEqual([
+      [null, true],
+      [null, true],
+    ]);
     expect(forked[2]!.completionTokenIds?.length).toBeGreaterThan(0);
     const { stats } = await samples(fork!.id, forked);
     expect(stats.excluded.missing_token_ids).toBe(2);
@@ -110,7 +131,12 @@ describe('a fork continued by a sim: spec', () => {
     expect(fork.reward).toBe(0);
     const [original, forked] = [await calls(parentId), await calls(fork.id)];
     expect(forked.map((c) => c.upstream)).toEqual([SCRIPTED_UPSTREAM, SCRIPTED_UPSTREAM, expect.stringMatching(/^http:/)]);
-    expect(forked[0]).toMatchObject({ promptTokenIds: original[0]!.promptTokenIds, completionTokenIds: original[0]!.completionTokenIds, logprobs: original[0]!.logprobs, missingTokenIds: false });
+    expect(forked[0]).toMatchObject({
+      promptTokenIds: original[0]!.promptTokenIds,
+      completionTokenIds: original[0]!.completionTokenIds,
+      logprobs: original[0]!.logprobs,
+      missingTokenIds: false,
+    });
     expect(forked[1]).toMatchObject({ completionTokenIds: null, missingTokenIds: true });
     // Call 1 trains as recorded; the edit is left out, and call 3 starts its own sample.
     const { samples: built, stats } = await samples(fork.id, forked);
@@ -119,6 +145,8 @@ describe('a fork continued by a sim: spec', () => {
   }, 320_000);
 
   it('refuses an upstream that is neither a sim: spec nor a URL, before anything runs', async () => {
-    await expect(forkRollout(output, parentId, { atSeq: 2, answer: JSON.stringify(RM_CONFIG), upstream: 'localhost:8000' })).rejects.toThrow(/"localhost:8000" to continue the fork with is neither a sim: spec nor an http\(s\) URL/);
+    await expect(forkRollout(output, parentId, { atSeq: 2, answer: JSON.stringify(RM_CONFIG), upstream: 'localhost:8000' })).rejects.toThrow(
+      /"localhost:8000" to continue the fork with is neither a sim: spec nor an http\(s\) URL/,
+    );
   });
 });

@@ -44,10 +44,15 @@ describe('Claude Code (real @anthropic-ai/claude-code native binary) under sim:o
     for (const r of rollouts) {
       const sessions = r.transcripts.filter((f) => /^projects\/-workspace\/[0-9a-f-]+\.jsonl$/.test(f));
       expect(sessions, explain(r)).toHaveLength(1);
-      const lines = readFileSync(path.join(r.artifacts, 'agent', 'transcript', sessions[0]!), 'utf8').trim().split('\n');
+      const lines = readFileSync(path.join(r.artifacts, 'agent', 'transcript', sessions[0]!), 'utf8')
+        .trim()
+        .split('\n');
       expect(lines.some((l) => l.includes('"tool_use"') && l.includes('"Bash"'))).toBe(true);
       // The stream-json output is the harness's own log of the episode.
-      const events = readFileSync(path.join(r.artifacts, 'agent', 'stdout.txt'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; subtype?: string });
+      const events = readFileSync(path.join(r.artifacts, 'agent', 'stdout.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; subtype?: string });
       expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
     }
   });

@@ -38,7 +38,9 @@ describe('Codex CLI (real @openai/codex native binary) under sim:oracle', () => 
     for (const r of rollouts) {
       const sessions = r.transcripts.filter((f) => /^sessions\/\d{4}\/\d{2}\/\d{2}\/rollout-[^/]+\.jsonl$/.test(f));
       expect(sessions, explain(r)).toHaveLength(1);
-      const lines = readFileSync(path.join(r.artifacts, 'agent', 'transcript', sessions[0]!), 'utf8').trim().split('\n');
+      const lines = readFileSync(path.join(r.artifacts, 'agent', 'transcript', sessions[0]!), 'utf8')
+        .trim()
+        .split('\n');
       expect(lines.some((l) => l.includes('"function_call"') && l.includes('exec_command'))).toBe(true);
       // The `codex exec --json` event stream is the harness's own log of the episode.
       expect(readFileSync(path.join(r.artifacts, 'agent', 'stdout.txt'), 'utf8')).toMatch(/"type":"turn.completed"/);

@@ -53,8 +53,12 @@ describe('harness: custom (user-supplied binary)', () => {
 
   it('names what is missing in the config', () => {
     expect(() => config({ tasks: '.', harness: 'custom' })).toThrow(/needs a custom_harness section/);
-    expect(() => config({ tasks: '.', harness: 'custom', custom_harness: { name: 'x', command: ['x'], install_dir: '/no/such/dir' } })).toThrow(/install_dir: \/no\/such\/dir does not exist/);
+    expect(() => config({ tasks: '.', harness: 'custom', custom_harness: { name: 'x', command: ['x'], install_dir: '/no/such/dir' } })).toThrow(
+      /install_dir: \/no\/such\/dir does not exist/,
+    );
     expect(() => config({ tasks: '.', harness: 'custom', custom_harness: { name: 'Bad Name', command: ['x'] } })).toThrow(/custom_harness\.name/);
-    expect(() => config({ tasks: '.', harness: 'custom', network: 'none', custom_harness: { name: 'x', command: ['x'] } })).toThrow(/no way to reach the model proxy/);
+    expect(() => config({ tasks: '.', harness: 'custom', network: 'none', custom_harness: { name: 'x', command: ['x'] } })).toThrow(
+      /no way to reach the model proxy/,
+    );
   });
 });

@@ -42,7 +42,10 @@ describe('a helper call made by a real harness (Claude Code tool-use summaries)'
     expect(rollout.calls.map((c) => c.seq)).toEqual([1, 2, 3]);
     const policy = rollout.calls.filter((c) => c.label === 'policy');
     const helpers = rollout.calls.filter((c) => c.label === 'helper');
-    expect(policy.map((c) => c.model), explain(rollout)).toEqual(['policy', 'policy']);
+    expect(
+      policy.map((c) => c.model),
+      explain(rollout),
+    ).toEqual(['policy', 'policy']);
     expect(helpers.map((c) => [c.model, c.status])).toEqual([['policy-small', 200]]);
     // A tool-free side query about the tool round, not a turn of the agent.
     expect((helpers[0]!.request as { tools?: unknown[] }).tools ?? []).toEqual([]);

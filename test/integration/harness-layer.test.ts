@@ -49,7 +49,12 @@ describe('harness layers: an npm-installed harness shared read-only through a na
     expect(await again.ensureHarnessImage(LAYER)).toBe(harnessImage);
     expect((await again.ensureHarnessVolume(LAYER)).volume).toBe(mount.volume);
     expect(builds).toEqual([]);
-    expect(mount).toEqual({ volume: `openforge-harness-${LAYER}-${harnessImage.split(':')[1]}`, target: harnessRoot(LAYER), readOnly: true, image: harnessImage });
+    expect(mount).toEqual({
+      volume: `openforge-harness-${LAYER}-${harnessImage.split(':')[1]}`,
+      target: harnessRoot(LAYER),
+      readOnly: true,
+      image: harnessImage,
+    });
   });
 
   it('runs the harness with the Node it ships, from a task container that does not contain it', async () => {
@@ -109,7 +114,7 @@ async function runIn(volume: string, cmd: string[]): Promise<string> {
 /** Docker's multiplexed log frames (8-byte header each) to plain text. */
 function demux(buf: Buffer): string {
   let out = '';
-  for (let i = 0; i + 8 <= buf.length; ) {
+  for (let i = 0; i + 8 <= buf.length;) {
     const size = buf.readUInt32BE(i + 4);
     out += buf.subarray(i + 8, i + 8 + size).toString('utf8');
     i += 8 + size;

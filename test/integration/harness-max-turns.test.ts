@@ -32,7 +32,10 @@ describe.each(HARNESSES)('max_turns enforced at the proxy for $name (real binary
     const r = runs.get(name)!;
     // The harness stopped by itself (no timeout, no failed call it retried) after exactly one more call.
     expect(r.errorType, explain(r)).toBeNull();
-    expect(r.calls.filter((c) => c.label === 'policy').map((c) => c.seq), explain(r)).toEqual([1, 2, 3]);
+    expect(
+      r.calls.filter((c) => c.label === 'policy').map((c) => c.seq),
+      explain(r),
+    ).toEqual([1, 2, 3]);
     const [first, second, last] = r.calls;
     for (const c of [first!, second!]) expect(c).toMatchObject({ status: 200, error: null, missingTokenIds: false });
     expect(toolNamesCalled([first!, second!])).toEqual([tool, tool]);

@@ -47,7 +47,9 @@ describe('OpenClaw (real openclaw binary, openai-completions provider) under sim
       const db = await SqliteDb.open(path.join(r.artifacts, 'agent', 'transcript', SESSION_DB));
       try {
         const events = await db.all<{ event_json: string }>('SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq', ['rollout']);
-        const messages = events.map((e) => JSON.parse(e.event_json) as { type: string; message?: { role: string; toolName?: string } }).filter((e) => e.type === 'message');
+        const messages = events
+          .map((e) => JSON.parse(e.event_json) as { type: string; message?: { role: string; toolName?: string } })
+          .filter((e) => e.type === 'message');
         expect(messages.map((m) => m.message?.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);
         expect(messages[2]!.message!.toolName).toBe('exec');
       } finally {

@@ -22,7 +22,9 @@ async function storedParts(r: HarnessRolloutRecord): Promise<{ type: string; too
   cpSync(path.join(r.artifacts, 'agent', 'transcript', 'opencode'), copy, { recursive: true });
   const db = new sqlite3.Database(path.join(copy, 'opencode.db'));
   try {
-    const rows = await new Promise<{ data: string }[]>((resolve, reject) => db.all('SELECT data FROM part', (err, rows) => (err ? reject(err) : resolve(rows as { data: string }[]))));
+    const rows = await new Promise<{ data: string }[]>((resolve, reject) =>
+      db.all('SELECT data FROM part', (err, rows) => (err ? reject(err) : resolve(rows as { data: string }[]))),
+    );
     return rows.map((row) => JSON.parse(row.data) as { type: string; tool?: string; state?: { status?: string } });
   } finally {
     db.close();

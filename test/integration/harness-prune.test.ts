@@ -40,8 +40,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await container?.remove({ force: true }).catch(() => undefined);
-  for (const v of [CURRENT, OLD, OLD_IN_USE, OTHER_LAYER, UNLABELLED]) await docker?.getVolume(v).remove().catch(() => undefined);
-  for (const h of [hash('a'), hash('b')]) await docker?.getImage(imageOf(LAYER, h)).remove().catch(() => undefined);
+  for (const v of [CURRENT, OLD, OLD_IN_USE, OTHER_LAYER, UNLABELLED])
+    await docker
+      ?.getVolume(v)
+      .remove()
+      .catch(() => undefined);
+  for (const h of [hash('a'), hash('b')])
+    await docker
+      ?.getImage(imageOf(LAYER, h))
+      .remove()
+      .catch(() => undefined);
 });
 
 async function volumeNames(): Promise<string[]> {

@@ -39,7 +39,9 @@ describe('Qwen Code (real @qwen-code/qwen-code binary) under sim:oracle', () => 
     for (const r of rollouts) {
       const chats = r.transcripts.filter((f) => /^projects\/-workspace\/chats\/[^/]+\.jsonl$/.test(f));
       expect(chats, explain(r)).toHaveLength(1);
-      const lines = readFileSync(path.join(r.artifacts, 'agent', 'transcript', chats[0]!), 'utf8').trim().split('\n');
+      const lines = readFileSync(path.join(r.artifacts, 'agent', 'transcript', chats[0]!), 'utf8')
+        .trim()
+        .split('\n');
       expect(lines.some((l) => l.includes('run_shell_command'))).toBe(true);
       // The headless stream-json output is the harness's own log of the episode.
       expect(readFileSync(path.join(r.artifacts, 'agent', 'stdout.txt'), 'utf8')).toMatch(/"type":"result","subtype":"success"/);

@@ -22,7 +22,10 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.restoreAllMocks();
   vi.unstubAllEnvs();
-  await backend.docker.getImage(`${REGISTRY}/${image}`).remove({ noprune: true }).catch(() => undefined);
+  await backend.docker
+    .getImage(`${REGISTRY}/${image}`)
+    .remove({ noprune: true })
+    .catch(() => undefined);
 });
 
 async function push(args: string[]): Promise<unknown> {
@@ -38,7 +41,7 @@ async function push(args: string[]): Promise<unknown> {
 }
 
 describe('openforge images push', () => {
-  it('tags the image under the registry and reports the engine\'s push failure naming the image and the fix', async () => {
+  it("tags the image under the registry and reports the engine's push failure naming the image and the fix", async () => {
     const err = await push(['--registry', REGISTRY]);
     expect(err).toBeInstanceOf(UserError);
     expect((err as Error).message).toMatch(new RegExp(`pushing ${REGISTRY}/openforge/workspace:[0-9a-f]{16} failed: .+`));

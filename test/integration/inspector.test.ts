@@ -21,7 +21,15 @@ import { makeSuite } from '../helpers/tasks.js';
 const CLI = path.resolve('bin/openforge.js');
 const TASK = path.resolve('envs/claw-basic/create-config-file');
 const SHOTS = process.env.OPENFORGE_SCREENSHOTS === '1' ? path.resolve('docs/img') : undefined;
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let browser: Browser;
 let folder: RunFolder;
@@ -42,7 +50,10 @@ function openforge(args: string[], input?: string) {
 beforeAll(async () => {
   await workspaceImage();
   const output = mkdtempSync(path.join(os.tmpdir(), 'of-inspector-'));
-  const loaded = resolveRunConfig({ tasks: TASK, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, rollouts_per_task: 2, concurrency: 2, output }, path.join(output, 'run.yaml'));
+  const loaded = resolveRunConfig(
+    { tasks: TASK, harness: 'forge-agent', model: { upstream: 'sim:oracle' }, rollouts_per_task: 2, concurrency: 2, output },
+    path.join(output, 'run.yaml'),
+  );
   const summary = await executeRun(loaded);
   expect(summary.tasks[0]!.rewards).toEqual([1, 1]);
   runId = summary.runId;
@@ -81,13 +92,25 @@ describe('the inspector on a finished run', () => {
 
     // The colours must match the mask of the very sample the veRL export writes for this rollout.
     const calls = await folder.store.listCalls(rolloutId);
-    const builder = new RolloutTrajectoryBuilder({ runId, rolloutId, taskId: 'create-config-file', sampleIndex: 0, harness: 'forge-agent', reward: 1, simulated: true });
+    const builder = new RolloutTrajectoryBuilder({
+      runId,
+      rolloutId,
+      taskId: 'create-config-file',
+      sampleIndex: 0,
+      harness: 'forge-agent',
+      reward: 1,
+      simulated: true,
+    });
     for (const c of calls) await builder.add(fromRecordedCall(c));
     const [sample] = (await builder.finish()).samples;
     const kinds = await page.locator('[data-testid="tokens"] .tok').evaluateAll((spans) => spans.map((s) => s.className.replace('tok ', '')));
     const expected = [...Array.from(sample!.prompt_ids, () => 'prompt'), ...Array.from(sample!.response_mask, (m) => (m === 1 ? 'model' : 'observation'))];
     expect(kinds).toEqual(expected);
-    const colour = (kind: string) => page.locator(`[data-testid="tokens"] .tok.${kind}`).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    const colour = (kind: string) =>
+      page
+        .locator(`[data-testid="tokens"] .tok.${kind}`)
+        .first()
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(await colour('model')).toBe('rgb(201, 242, 208)');
     expect(await colour('observation')).toBe('rgb(214, 230, 255)');
     expect(await page.locator('[data-testid="tokens"] .tok.model').first().getAttribute('title')).toMatch(/mask 1 · logprob -?\d/);
@@ -135,13 +158,18 @@ describe('the inspector on a finished run', () => {
     await expect.poll(() => page.getByTestId('fork-error').textContent()).toContain('arguments are not valid JSON text');
 
     // Call 2 now deletes the config the first call wrote; the oracle then says it is done: reward 0.
-    const edited = { content: null, tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: 'rm -f /workspace/config/service.ini' }) } }] };
+    const edited = {
+      content: null,
+      tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: 'rm -f /workspace/config/service.ini' }) } }],
+    };
     await answer.fill(JSON.stringify(edited));
     // The form offers the upstream choice, a real server's URL among them, and names one that is neither.
     expect(await page.getByTestId('fork').innerText()).toContain('http://127.0.0.1:8000/v1');
     await page.getByTestId('fork-upstream').fill('localhost:8000');
     await page.getByTestId('fork-run').click();
-    await expect.poll(() => page.getByTestId('fork-error').textContent()).toContain('"localhost:8000" to continue the fork with is neither a sim: spec nor an http(s) URL');
+    await expect
+      .poll(() => page.getByTestId('fork-error').textContent())
+      .toContain('"localhost:8000" to continue the fork with is neither a sim: spec nor an http(s) URL');
     await page.getByTestId('fork-upstream').fill('');
     await shot(page, 'inspector-fork.png');
     await page.getByTestId('fork-run').click();
@@ -180,7 +208,13 @@ describe('openforge debug, shell and the live view', () => {
   });
 
   it('watches a running rollout gain calls live, opens a shell in its kept container, and removes it on Ctrl-C', async () => {
-    const suite = makeSuite([{ id: 'slow-steps', solve: '#!/bin/bash\n# step: one\nsleep 2; echo a > /workspace/a\n# step: two\nsleep 2; echo b > /workspace/b\n# step: three\nsleep 2; echo done > /workspace/done.txt\n' }]);
+    const suite = makeSuite([
+      {
+        id: 'slow-steps',
+        solve:
+          '#!/bin/bash\n# step: one\nsleep 2; echo a > /workspace/a\n# step: two\nsleep 2; echo b > /workspace/b\n# step: three\nsleep 2; echo done > /workspace/done.txt\n',
+      },
+    ]);
     const output = mkdtempSync(path.join(os.tmpdir(), 'of-debug-'));
     debug = spawn(process.execPath, [CLI, 'debug', path.join(suite, 'slow-steps'), '-o', output], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -194,11 +228,19 @@ describe('openforge debug, shell and the live view', () => {
     const seen = new Set<number>();
     const rows = () => page.locator('#timeline tr[data-seq]').count();
     // Without reloading, the page goes from a running rollout with fewer calls to the finished one with all four.
-    await expect.poll(async () => {
-      const status = await page.getByTestId('rollout-status').textContent().catch(() => '');
-      if (status === 'running') seen.add(await rows());
-      return status;
-    }, { timeout: 180_000, interval: 250 }).toBe('finished');
+    await expect
+      .poll(
+        async () => {
+          const status = await page
+            .getByTestId('rollout-status')
+            .textContent()
+            .catch(() => '');
+          if (status === 'running') seen.add(await rows());
+          return status;
+        },
+        { timeout: 180_000, interval: 250 },
+      )
+      .toBe('finished');
     expect(await rows()).toBe(4);
     expect([...seen].some((n) => n >= 1 && n < 4)).toBe(true);
     await shot(page, 'inspector-live.png');
@@ -234,4 +276,3 @@ describe('bad input to the CLI commands', () => {
     expect(existsSync(path.join(notRun, STORE_FILE))).toBe(false); // inspect did not create a store there
   });
 });
-

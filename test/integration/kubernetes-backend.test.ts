@@ -63,16 +63,55 @@ beforeAll(async () => {
     podStatusOverride: (pod) => {
       const inject = pod.metadata?.annotations?.['openforge.rollout']?.split('.')[1];
       if (inject === 'unschedulable') {
-        return { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient memory.' }] };
+        return {
+          phase: 'Pending',
+          conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient memory.' }],
+        };
       }
       if (inject === 'backoff') {
-        return { phase: 'Pending', containerStatuses: [{ name: 'rollout', image: pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } } }] };
+        return {
+          phase: 'Pending',
+          containerStatuses: [
+            {
+              name: 'rollout',
+              image: pod.spec!.containers[0]!.image!,
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } },
+            },
+          ],
+        };
       }
       if (inject === 'crashloop') {
-        return { phase: 'Running', containerStatuses: [{ name: 'rollout', image: pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 5, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } } }] };
+        return {
+          phase: 'Running',
+          containerStatuses: [
+            {
+              name: 'rollout',
+              image: pod.spec!.containers[0]!.image!,
+              imageID: '',
+              ready: false,
+              restartCount: 5,
+              state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } },
+            },
+          ],
+        };
       }
       if (inject === 'oom') {
-        return { phase: 'Failed', containerStatuses: [{ name: 'rollout', image: pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }] };
+        return {
+          phase: 'Failed',
+          containerStatuses: [
+            {
+              name: 'rollout',
+              image: pod.spec!.containers[0]!.image!,
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+            },
+          ],
+        };
       }
       return undefined;
     },
@@ -92,7 +131,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await backend?.removeRun(runId).catch(() => undefined);
-  await fake?.docker.getImage(`${REGISTRY}/${image}`).remove({ noprune: true }).catch(() => undefined);
+  await fake?.docker
+    .getImage(`${REGISTRY}/${image}`)
+    .remove({ noprune: true })
+    .catch(() => undefined);
   await fake?.stop();
 });
 
@@ -129,12 +171,16 @@ describe('KubernetesBackend through the real client against the fake API server 
       const pod = fake.list('pods', 'rollouts/').find((p) => p.metadata!.name === box.id) as V1Pod;
       expect(network).toMatchObject({ mode: 'proxy-only', proxyHost: fake.gateway });
       expect(policy!.spec!.egress).toEqual([{ to: [{ ipBlock: { cidr: `${fake.gateway}/32` } }], ports: [{ protocol: 'TCP', port: network.proxyPort }] }]);
-      for (const owned of [policy!, pod]) expect(owned.metadata!.ownerReferences).toEqual([expect.objectContaining({ kind: 'ConfigMap', uid: owner!.metadata!.uid })]);
+      for (const owned of [policy!, pod])
+        expect(owned.metadata!.ownerReferences).toEqual([expect.objectContaining({ kind: 'ConfigMap', uid: owner!.metadata!.uid })]);
       expect(pod.spec!.containers[0]!.image).toBe(`${REGISTRY}/${image}`);
     });
 
     it('runs commands over the exec WebSocket with their exit code, output, environment and working directory', async () => {
-      const res = await box.exec(['sh', '-c', 'echo out; echo err >&2; echo $GREETING $FROM_SPEC; pwd; exit 3'], { env: { GREETING: 'hi there' }, workdir: '/tmp' });
+      const res = await box.exec(['sh', '-c', 'echo out; echo err >&2; echo $GREETING $FROM_SPEC; pwd; exit 3'], {
+        env: { GREETING: 'hi there' },
+        workdir: '/tmp',
+      });
       expect(res).toMatchObject({ exitCode: 3, stdout: 'out\nhi there spec-env\n/tmp\n', stderr: 'err\n', timedOut: false });
       expect((await box.exec(['true'])).exitCode).toBe(0);
     });
@@ -282,7 +328,7 @@ describe('KubernetesBackend through the real client against the fake API server 
     await alive.remove();
   });
 
-  it('deleting the run\'s ConfigMap by hand removes its pods and policy through their owner references', async () => {
+  it("deleting the run's ConfigMap by hand removes its pods and policy through their owner references", async () => {
     const byHand = `${runId}-by-hand`;
     await backend.prepareNetwork(byHand, 'proxy-only');
     await backend.create(spec({ mode: 'none' }, { runId: byHand, rolloutId: `${byHand}.t.0.1` }));
@@ -306,7 +352,9 @@ describe('KubernetesBackend through the real client against the fake API server 
 
 describe('kubeconfig problems are named before anything is created', () => {
   it('a missing kubeconfig file', () => {
-    expect(() => new KubernetesBackend({ ...settings, kubeconfig: '/nonexistent/kubeconfig' })).toThrow(/kubernetes\.kubeconfig: \/nonexistent\/kubeconfig does not exist/);
+    expect(() => new KubernetesBackend({ ...settings, kubeconfig: '/nonexistent/kubeconfig' })).toThrow(
+      /kubernetes\.kubeconfig: \/nonexistent\/kubeconfig does not exist/,
+    );
   });
   it('a context the kubeconfig does not have', () => {
     expect(() => new KubernetesBackend({ ...settings, context: 'prod' })).toThrow(/kubernetes\.context: no context "prod".*use one of: fake/s);

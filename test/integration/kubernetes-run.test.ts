@@ -52,7 +52,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const ref of tagged) await fake.docker.getImage(ref).remove({ noprune: true }).catch(() => undefined);
+  for (const ref of tagged)
+    await fake.docker
+      .getImage(ref)
+      .remove({ noprune: true })
+      .catch(() => undefined);
   await fake?.stop();
 });
 
@@ -98,7 +102,11 @@ describe('openforge run with backend: kubernetes (real client → fake API serve
 
   it('records a pod over its memory limit as oom_killed', async () => {
     const suite = makeSuite([
-      { id: 'hog', solve: '#!/bin/bash\npython3 -c "x = bytearray(1024 * 1024 * 1024)"\necho done > /workspace/done.txt\n', toml: '[task]\nname = "hog"\n[environment]\nmemory_mb = 128\n' },
+      {
+        id: 'hog',
+        solve: '#!/bin/bash\npython3 -c "x = bytearray(1024 * 1024 * 1024)"\necho done > /workspace/done.txt\n',
+        toml: '[task]\nname = "hog"\n[environment]\nmemory_mb = 128\n',
+      },
     ]);
     await publishLocally([suite]);
     const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));

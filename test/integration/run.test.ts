@@ -70,7 +70,11 @@ describe('openforge run, end to end with Docker, the proxy, the sim and forge-ag
     // with an admin token, the run's proxy can be scraped while the run lasts
     let port = 0;
     let scraped: Promise<[Response, Response]> | undefined;
-    const scrape = () => Promise.all([fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer run-admin-token' } }), fetch(`http://127.0.0.1:${port}/metrics`)]);
+    const scrape = () =>
+      Promise.all([
+        fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer run-admin-token' } }),
+        fetch(`http://127.0.0.1:${port}/metrics`),
+      ]);
     const summary = await executeRun(config({ tasks: suite, model: { upstream: 'sim:noisy:0.5' }, rollouts_per_task: 4, concurrency: 4 }), {
       proxyAdminToken: 'run-admin-token',
       onLog: (line) => (port ||= Number(/^proxy listening on [\d.]+:(\d+)/.exec(line)?.[1] ?? 0)),
@@ -127,7 +131,11 @@ describe('faults are typed and recorded', () => {
 
   it('records a container over its memory limit as oom_killed', async () => {
     const suite = makeSuite([
-      { id: 'hog', solve: '#!/bin/bash\npython3 -c "x = bytearray(1024 * 1024 * 1024)"\necho done > /workspace/done.txt\n', toml: '[task]\nname = "hog"\n[environment]\nmemory_mb = 128\n' },
+      {
+        id: 'hog',
+        solve: '#!/bin/bash\npython3 -c "x = bytearray(1024 * 1024 * 1024)"\necho done > /workspace/done.txt\n',
+        toml: '[task]\nname = "hog"\n[environment]\nmemory_mb = 128\n',
+      },
     ]);
     const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none' }));
     expect(summary.tasks[0]!.errors).toEqual({ oom_killed: 1 });
@@ -172,16 +180,24 @@ describe('faults are typed and recorded', () => {
     expect(summary.tasks[0]!.rewards).toEqual([0]);
   }, 120_000);
 
-  it('runs forge-agent on the image\'s official Node, and on the image\'s `node` where a task image has none', async () => {
+  it("runs forge-agent on the image's official Node, and on the image's `node` where a task image has none", async () => {
     const suite = makeSuite([
       { id: 'own-node', solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n' },
-      { id: 'debian-node', dockerfile: 'FROM openforge/workspace\nRUN rm -rf /opt/openforge/node\n', solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n' },
+      {
+        id: 'debian-node',
+        dockerfile: 'FROM openforge/workspace\nRUN rm -rf /opt/openforge/node\n',
+        solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n',
+      },
     ]);
-    const test = (expected: string) => `#!/bin/bash\n[ "$(cat /workspace/node.txt)" = "${expected}" ] && echo 1 > /logs/verifier/reward.txt || { cat /workspace/node.txt; echo 0 > /logs/verifier/reward.txt; }\n`;
+    const test = (expected: string) =>
+      `#!/bin/bash\n[ "$(cat /workspace/node.txt)" = "${expected}" ] && echo 1 > /logs/verifier/reward.txt || { cat /workspace/node.txt; echo 0 > /logs/verifier/reward.txt; }\n`;
     writeFileSync(path.join(suite, 'own-node', 'tests', 'test.sh'), test('/opt/openforge/node/bin/node'));
     writeFileSync(path.join(suite, 'debian-node', 'tests', 'test.sh'), test('/usr/bin/node'));
     const summary = await executeRun(config({ tasks: suite, model: { upstream: 'sim:oracle' } }));
-    expect(summary.tasks.map((t) => [t.taskId, t.rewards])).toEqual([['debian-node', [1]], ['own-node', [1]]]);
+    expect(summary.tasks.map((t) => [t.taskId, t.rewards])).toEqual([
+      ['debian-node', [1]],
+      ['own-node', [1]],
+    ]);
   }, 180_000);
 
   it('leaves no container or network of the run behind', async () => {

@@ -15,7 +15,11 @@ let server: ChildProcess;
 let base: string;
 
 async function api(method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${base}${url}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -141,7 +145,8 @@ describe('openforge serve (rollout service)', () => {
     const before = await scrape();
     const suite = makeSuite([{ id: 'svc-metrics' }]);
     const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'sim:oracle', model: 'metrics-policy', n: 2 });
-    for (const id of json.ids) expect((await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`)).json).toMatchObject({ status: 'finished', reward: 1 });
+    for (const id of json.ids)
+      expect((await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`)).json).toMatchObject({ status: 'finished', reward: 1 });
     const after = await scrape();
     const delta = (series: string) => (after.value(series) ?? 0) - (before.value(series) ?? 0);
     expect(delta('openforge_service_rollouts_submitted_total')).toBe(2);

@@ -40,7 +40,10 @@ function plantedProject(files: Record<string, string>): string {
     mkdirSync(path.dirname(path.join(dir, 'src', name)), { recursive: true });
     writeFileSync(path.join(dir, 'src', name), text);
   }
-  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src/**/*.ts'] }));
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src/**/*.ts'] }),
+  );
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
 }
@@ -50,7 +53,11 @@ function violations(dir: string): string[] {
   const bin = path.join(ROOT, 'node_modules/.bin/depcruise');
   let out: string;
   try {
-    out = execFileSync(bin, ['src', '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 });
+    out = execFileSync(bin, ['src', '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
   } catch (err) {
     out = (err as { stdout: string }).stdout; // exits non-zero when it finds violations
   }
@@ -74,7 +81,10 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
     // a circle is reported once, at either of its files
     for (const p of PLANTED) {
       const at = PLANTED.filter((q) => q.rule === p.rule).map((q) => `${p.rule} src/${q.from} →`);
-      expect(found.some((v) => at.some((start) => v.startsWith(start))), `${p.rule}: ${p.from} → ${p.imports}`).toBe(true);
+      expect(
+        found.some((v) => at.some((start) => v.startsWith(start))),
+        `${p.rule}: ${p.from} → ${p.imports}`,
+      ).toBe(true);
     }
     // every rule of the config has its planted violation
     expect(new Set(RULES.forbidden.map((r) => r.name))).toEqual(new Set(PLANTED.map((p) => p.rule)));

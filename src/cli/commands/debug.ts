@@ -56,7 +56,9 @@ export function debugCommand(): Command {
         process.stdout.write(`${formatSummary(summary)}\n`);
         const [rollout] = await folder.store.currentRollouts(summary.runId);
         if (!controller.signal.aborted) {
-          process.stdout.write(`container kept: openforge shell ${rollout?.id}\ninspector still serving at ${inspector.url} — Ctrl-C to stop and remove the container\n`);
+          process.stdout.write(
+            `container kept: openforge shell ${rollout?.id}\ninspector still serving at ${inspector.url} — Ctrl-C to stop and remove the container\n`,
+          );
           await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
         }
       } finally {

@@ -17,16 +17,29 @@ interface ExportCliOptions {
 /** `openforge export`: a run's recorded calls as training data. */
 export function exportCommand(): Command {
   return new Command('export')
-    .description(`write a run as training data: ${exporters().map((e) => `${e.name} (${e.description}; ${e.fileTypes.join(' or ')})`).join('; ')}`)
+    .description(
+      `write a run as training data: ${exporters()
+        .map((e) => `${e.name} (${e.description}; ${e.fileTypes.join(' or ')})`)
+        .join('; ')}`,
+    )
     .argument(RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION)
-    .requiredOption('--format <format>', exporters().map((e) => e.name).join(' | '))
+    .requiredOption(
+      '--format <format>',
+      exporters()
+        .map((e) => e.name)
+        .join(' | '),
+    )
     .option('--out <file>', 'output file of a type the format writes, by extension; default <run-dir>/<run id>/<format>.<its first type>')
     .option('--run <id>', 'run id (default: the latest run in the folder)')
     .option('--min-reward <x>', 'leave out rollouts whose reward is below x', parseReward)
     .option('--unrewarded', 'keep rollouts without a reward (reward_score null), e.g. what `openforge proxy` recorded ungraded')
     .option('--allow-running', 'export what is recorded so far while the run is still going')
     .option('--skip-bad', 'leave out rollouts with unreadable call rows (counted) instead of failing')
-    .option('--workers <n>', 'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)', parseWorkers)
+    .option(
+      '--workers <n>',
+      'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)',
+      parseWorkers,
+    )
     .action(async (dir: string, opts: ExportCliOptions) => {
       const report = await exportRun(dir, {
         format: opts.format,

@@ -17,14 +17,18 @@ export function forkCommand(): Command {
       '--answer <file>',
       'JSON file holding the new answer: a Chat assistant message ({"content": …, "tool_calls": […]}), or in the call\'s own protocol a Responses output item list (Codex) or an Anthropic content block list (Claude Code)',
     )
-    .option('--upstream <spec|url>', "who answers after call K: sim:oracle | sim:noisy:<p> | the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (default: the run's own upstream; sim:oracle after a replay)")
+    .option(
+      '--upstream <spec|url>',
+      "who answers after call K: sim:oracle | sim:noisy:<p> | the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (default: the run's own upstream; sim:oracle after a replay)",
+    )
     .option('--model-name <name>', "the model name sent to that upstream (default: the run's model.name)")
     .option('--model <spec|url>', 'the same as --upstream (older name)')
     .option('-d, --dir <run-dir>', "the run's output folder (default: ., ./runs or ./runs/*, whichever holds the rollout)")
     .action(async (rolloutId: string, opts: { at: number; answer: string; upstream?: string; modelName?: string; model?: string; dir?: string }) => {
       const { forkRollout } = await import('../../rollout/fork.js'); // loaded on use: `--help` needs none of it
       if (!existsSync(opts.answer)) throw new UserError(`answer file ${opts.answer} does not exist`);
-      if (opts.upstream && opts.model && opts.upstream !== opts.model) throw new UserError(`--upstream ${opts.upstream} and --model ${opts.model} disagree`, 'give one of them (--model is the older name of --upstream)');
+      if (opts.upstream && opts.model && opts.upstream !== opts.model)
+        throw new UserError(`--upstream ${opts.upstream} and --model ${opts.model} disagree`, 'give one of them (--model is the older name of --upstream)');
       const dir = await locateRollout(rolloutId, opts.dir);
       const controller = abortOnSignals();
       const { fork } = await forkRollout(dir, rolloutId, {

@@ -80,7 +80,9 @@ export function imagesCommand(): Command {
     });
   images
     .command('push')
-    .description('tag the images rollouts run in (workspace, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials')
+    .description(
+      'tag the images rollouts run in (workspace, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials',
+    )
     .requiredOption('--registry <registry>', 'host[:port][/path] the cluster pulls from, e.g. registry.example.com/team or localhost:5000')
     .option('--tasks <dir>', 'also push the images of these tasks (a suite or task folder; repeatable)', collect)
     .option('--harness <name>', 'also push this harness layer (repeatable)', collect)
@@ -91,14 +93,20 @@ export function imagesCommand(): Command {
       const local = [await builder.ensureWorkspace()];
       for (const task of (opts.tasks ?? []).flatMap((dir) => loadTasks(dir))) local.push(await builder.ensureTaskImage(task));
       for (const name of opts.harness ?? []) local.push(await builder.ensureHarnessImage(name));
-      const [{ DockerBackend }, { pushImage, tagForRegistry }] = await Promise.all([import('../../sandbox/docker/backend.js'), import('../../sandbox/kubernetes/image-push.js')]);
+      const [{ DockerBackend }, { pushImage, tagForRegistry }] = await Promise.all([
+        import('../../sandbox/docker/backend.js'),
+        import('../../sandbox/kubernetes/image-push.js'),
+      ]);
       const docker = new DockerBackend().docker;
       for (const ref of [...new Set(local)]) {
         const remote = await tagForRegistry(docker, ref, opts.registry);
         try {
           await pushImage(docker, remote, opts.quiet ? undefined : (line) => process.stderr.write(`${line}\n`));
         } catch (err) {
-          throw new UserError(errorMessage(err), `check that ${opts.registry} is reachable from the Docker engine and that you ran \`docker login ${opts.registry.split('/')[0]}\``);
+          throw new UserError(
+            errorMessage(err),
+            `check that ${opts.registry} is reachable from the Docker engine and that you ran \`docker login ${opts.registry.split('/')[0]}\``,
+          );
         }
         process.stdout.write(`pushed     ${ref} → ${remote}\n`);
       }

@@ -21,7 +21,6 @@ export function inspectCommand(): Command {
     });
 }
 
-
 /** Resolves on the first Ctrl-C / SIGTERM. */
 export function untilInterrupted(): Promise<void> {
   return new Promise((resolve) => {

@@ -15,17 +15,24 @@ export function promoteCommand(): Command {
     .option('--kubeconfig <file>', 'kubeconfig file (default $KUBECONFIG, then ~/.kube/config)')
     .option('--proxy-address <ip:port>', 'an address of this machine the pods reach the recording proxy at')
     .option('--dry-run', 'print the changes and the config without writing it')
-    .action((file: string, opts: { to: string; registry?: string; namespace?: string; context?: string; kubeconfig?: string; proxyAddress?: string; dryRun?: boolean }) => {
-      const result = promote(file, opts.to, opts);
-      if (opts.dryRun) process.stdout.write(`${result.text}---\n`);
-      else writeFileSync(opts.to, result.text);
-      process.stdout.write(`${opts.dryRun ? 'would write' : 'wrote'} ${opts.to}${result.changes.length ? `, ${result.changes.length} changed key(s):` : ': no changes'}\n`);
-      for (const line of result.changes) process.stdout.write(`  ${line}\n`);
-      const tasks = result.loaded.taskPaths.map((t) => ` --tasks ${t}`).join('');
-      const harness = harnessFor(result.loaded.config).layer;
-      process.stdout.write(
-        `next: openforge images push --registry ${result.loaded.config.kubernetes!.images.registry}${tasks}${harness ? ` --harness ${harness}` : ''}\n` +
-          `      openforge run ${opts.to}\n`,
-      );
-    });
+    .action(
+      (
+        file: string,
+        opts: { to: string; registry?: string; namespace?: string; context?: string; kubeconfig?: string; proxyAddress?: string; dryRun?: boolean },
+      ) => {
+        const result = promote(file, opts.to, opts);
+        if (opts.dryRun) process.stdout.write(`${result.text}---\n`);
+        else writeFileSync(opts.to, result.text);
+        process.stdout.write(
+          `${opts.dryRun ? 'would write' : 'wrote'} ${opts.to}${result.changes.length ? `, ${result.changes.length} changed key(s):` : ': no changes'}\n`,
+        );
+        for (const line of result.changes) process.stdout.write(`  ${line}\n`);
+        const tasks = result.loaded.taskPaths.map((t) => ` --tasks ${t}`).join('');
+        const harness = harnessFor(result.loaded.config).layer;
+        process.stdout.write(
+          `next: openforge images push --registry ${result.loaded.config.kubernetes!.images.registry}${tasks}${harness ? ` --harness ${harness}` : ''}\n` +
+            `      openforge run ${opts.to}\n`,
+        );
+      },
+    );
 }

@@ -37,8 +37,16 @@ export function proxyCommand(): Command {
     .option('--max-tokens <n>', 'cap on max_tokens of every upstream request', toInt)
     .option('--policy-model <name>', 'model name that is a policy turn; calls for other models are labelled helper (repeatable)', collect)
     .option('--tasks <dir>', 'task folder or suite the sim upstreams solve')
-    .option('--eject-after <failures>', 'with replicas: failed attempts in a row (connection errors, timeouts, 5xx) that take a replica out of routing for a while; 0 never does (default 3)', failureCount)
-    .option('--eject-for <seconds>', 'with replicas: how long the first time out of routing lasts; each next one, without an answer between, twice as long (default 5, at most 120 or this)', positiveSeconds('--eject-for'))
+    .option(
+      '--eject-after <failures>',
+      'with replicas: failed attempts in a row (connection errors, timeouts, 5xx) that take a replica out of routing for a while; 0 never does (default 3)',
+      failureCount,
+    )
+    .option(
+      '--eject-for <seconds>',
+      'with replicas: how long the first time out of routing lasts; each next one, without an answer between, twice as long (default 5, at most 120 or this)',
+      positiveSeconds('--eject-for'),
+    )
     .option('--open', 'accept ANY API key or path token as a session, used as its rollout id (quick data collection, no isolation)')
     .option(
       '--helper-nice <0-19>',
@@ -83,7 +91,10 @@ async function serve(options: ProxyCliOptions): Promise<void> {
       ? `openforge proxy stopped: run ${running.runId} recorded ${recorded.calls} calls in ${recorded.rollouts} rollouts (${recorded.graded} graded) into ${db}\n` +
           `  training data: openforge export ${db} --format verl${recorded.graded < recorded.rollouts ? ' (--unrewarded keeps the ungraded)' : ''}\n` +
           recorded.earlierRuns
-            .map((earlier) => `  ${earlier.rollouts} rollouts of the earlier run ${earlier.runId} got more calls here and stay in it: openforge export ${db} --format verl --run ${earlier.runId}\n`)
+            .map(
+              (earlier) =>
+                `  ${earlier.rollouts} rollouts of the earlier run ${earlier.runId} got more calls here and stay in it: openforge export ${db} --format verl --run ${earlier.runId}\n`,
+            )
             .join('')
       : 'openforge proxy stopped\n',
   );
@@ -94,9 +105,7 @@ function banner(running: StandaloneProxy, options: ProxyCliOptions): string {
   const lines = [`openforge proxy listening on ${url}`];
   for (const upstream of running.upstreams) {
     lines.push(
-      upstream.simulated
-        ? `  upstream  ${upstream.spec} → ${upstream.url} (simulated model: no real LLM)`
-        : `  upstream  ${upstream.url} (${options.kind})`,
+      upstream.simulated ? `  upstream  ${upstream.spec} → ${upstream.url} (simulated model: no real LLM)` : `  upstream  ${upstream.url} (${options.kind})`,
     );
   }
   lines.push(`  records   ${path.resolve(options.db)} (run id ${running.runId})`);
@@ -154,12 +163,14 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 function niceness(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 19) throw new InvalidArgumentError(`--helper-nice takes a whole number from 0 (unchanged) to 19 (lowest priority), got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) > 19)
+    throw new InvalidArgumentError(`--helper-nice takes a whole number from 0 (unchanged) to 19 (lowest priority), got "${value}"`);
   return Number(value);
 }
 
 function failureCount(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--eject-after takes a whole number of failures (0: never take a replica out of routing), got "${value}"`);
+  if (!/^\d+$/.test(value))
+    throw new InvalidArgumentError(`--eject-after takes a whole number of failures (0: never take a replica out of routing), got "${value}"`);
   return Number(value);
 }
 

@@ -16,7 +16,10 @@ export function runCommand(): Command {
     .option('--fresh', 'start a new run even if the latest one in the output folder is unfinished')
     .option('--extra-ca <file>', 'PEM bundle passed into image builds that fetch over https')
     .option('--json', 'print the summary as JSON on stdout')
-    .addHelpText('after', '\nEnvironment: OPENFORGE_ADMIN_TOKEN opens the run\'s recording proxy to GET /metrics and GET /control/status\nwith that token as Bearer (on 127.0.0.1, at the port the run prints); OPENFORGE_EXTRA_CA as --extra-ca.')
+    .addHelpText(
+      'after',
+      "\nEnvironment: OPENFORGE_ADMIN_TOKEN opens the run's recording proxy to GET /metrics and GET /control/status\nwith that token as Bearer (on 127.0.0.1, at the port the run prints); OPENFORGE_EXTRA_CA as --extra-ca.",
+    )
     .action(async (file: string, opts) => {
       const loaded = loadRunConfig(file, {
         harness: opts.harness,
@@ -33,7 +36,12 @@ export function runCommand(): Command {
       ]);
       const controller = abortOnSignals();
       const tty = process.stderr.isTTY && !opts.json;
-      const bar = tty ? new SingleBar({ format: ' {bar} {value}/{total} rollouts · mean reward {mean} · errors {errors} · {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
+      const bar = tty
+        ? new SingleBar(
+            { format: ' {bar} {value}/{total} rollouts · mean reward {mean} · errors {errors} · {eta_formatted} left', hideCursor: true },
+            Presets.shades_classic,
+          )
+        : undefined;
       let rewardSum = 0;
       let rewarded = 0;
       let errors = 0;

@@ -32,7 +32,9 @@ export function serveCommand(): Command {
       await app.listen({ host: opts.host, port: opts.port });
       const bound = app.server.address();
       const port = bound && typeof bound === 'object' ? bound.port : opts.port;
-      process.stderr.write(`openforge serve: http://${opts.host}:${port} (run ${service.runId}, store ${path.resolve(opts.output)}) · API: GET /openapi.json · Prometheus: GET /metrics\n`);
+      process.stderr.write(
+        `openforge serve: http://${opts.host}:${port} (run ${service.runId}, store ${path.resolve(opts.output)}) · API: GET /openapi.json · Prometheus: GET /metrics\n`,
+      );
       let closing = false;
       const shutdown = async () => {
         if (closing) process.exit(130);

@@ -26,8 +26,16 @@ export function simCommand(): Command {
     .option('--port <port>', 'port to listen on (0 picks a free one)', toPort, 8000)
     .option('--model <name>', 'served model id (default sim-<policy>)')
     .option('--token-delay-ms <ms>', 'pause before each streamed chunk', integerOption('--token-delay-ms'), 0)
-    .option('--prefill-tokens-per-s <n>', 'prompt tokens prefilled a second: each answer\'s first token waits prompt tokens / n, as on a GPU engine (default: no prefill time)', rateOption('--prefill-tokens-per-s'))
-    .option('--decode-tokens-per-s <n>', 'tokens decoded a second across all the answers being decoded: a decode step lasts at least those answers / n, as with continuous batching (default: no limit)', rateOption('--decode-tokens-per-s'))
+    .option(
+      '--prefill-tokens-per-s <n>',
+      "prompt tokens prefilled a second: each answer's first token waits prompt tokens / n, as on a GPU engine (default: no prefill time)",
+      rateOption('--prefill-tokens-per-s'),
+    )
+    .option(
+      '--decode-tokens-per-s <n>',
+      'tokens decoded a second across all the answers being decoded: a decode step lasts at least those answers / n, as with continuous batching (default: no limit)',
+      rateOption('--decode-tokens-per-s'),
+    )
     .action(async (options: SimOptions) => {
       await serve(options);
     });
@@ -81,7 +89,8 @@ function integerOption(name: string): (value: string) => number {
 function rateOption(name: string): (value: string) => number {
   return (value) => {
     const rate = Number(value);
-    if (value.trim() === '' || !(rate > 0) || !Number.isFinite(rate)) throw new InvalidArgumentError(`${name} takes a number of tokens a second above 0, got "${value}"`);
+    if (value.trim() === '' || !(rate > 0) || !Number.isFinite(rate))
+      throw new InvalidArgumentError(`${name} takes a number of tokens a second above 0, got "${value}"`);
     return rate;
   };
 }

@@ -5,7 +5,9 @@ import { IMPORT_SOURCES, importTasks } from '../../importers/browser/index.js';
 export function addTasksImportCommand(tasks: Command): void {
   tasks
     .command('import')
-    .description('turn a WebVoyager (JSONL) or Online-Mind2Web (JSON) task file into Harbor browser tasks (live sites: run with network: public; graded by an LLM judge)')
+    .description(
+      'turn a WebVoyager (JSONL) or Online-Mind2Web (JSON) task file into Harbor browser tasks (live sites: run with network: public; graded by an LLM judge)',
+    )
     .requiredOption('--from <source>', `task file format: ${IMPORT_SOURCES.join(' | ')}`)
     .argument('<file>', 'the benchmark task file')
     .requiredOption('--out <dir>', 'folder to write the tasks into (one sub-folder per task)')

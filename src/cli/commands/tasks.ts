@@ -24,7 +24,10 @@ export function tasksCommand(): Command {
       const results = await validateTasks(suite, { concurrency: opts.concurrency, signal: controller.signal });
       if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
       else {
-        for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'}  ${r.taskId.padEnd(32)} oracle ${r.oracleReward ?? '-'}  nop ${r.nopReward ?? '-'}${r.problem ? `  ${r.problem}` : ''}\n`);
+        for (const r of results)
+          process.stdout.write(
+            `${r.ok ? 'ok  ' : 'FAIL'}  ${r.taskId.padEnd(32)} oracle ${r.oracleReward ?? '-'}  nop ${r.nopReward ?? '-'}${r.problem ? `  ${r.problem}` : ''}\n`,
+          );
         const bad = results.filter((r) => !r.ok).length;
         process.stdout.write(`${results.length - bad} of ${results.length} tasks valid\n`);
       }

@@ -19,13 +19,16 @@ export function parseMind2Web(text: string, file: string): ImportedTask[] {
     const whole = JSON.parse(trimmed) as unknown;
     records = Array.isArray(whole) ? whole : [whole];
   } catch {
-    records = trimmed.split('\n').filter((l) => l.trim()).map((line, i) => {
-      try {
-        return JSON.parse(line) as unknown;
-      } catch (err) {
-        throw badRecord(file, `line ${i + 1}`, `not valid JSON (${(err as Error).message})`, 'an Online-Mind2Web file is a JSON array of task objects');
-      }
-    });
+    records = trimmed
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((line, i) => {
+        try {
+          return JSON.parse(line) as unknown;
+        } catch (err) {
+          throw badRecord(file, `line ${i + 1}`, `not valid JSON (${(err as Error).message})`, 'an Online-Mind2Web file is a JSON array of task objects');
+        }
+      });
   }
   return records.map((raw, index) => {
     const where = `task ${index + 1}`;
@@ -40,6 +43,13 @@ export function parseMind2Web(text: string, file: string): ImportedTask[] {
     const metadata: Record<string, string | number> = { source_id: r.task_id };
     if (r.level) metadata.level = r.level;
     if (r.reference_length !== undefined) metadata.reference_length = r.reference_length;
-    return { id: safeId(`mind2web-${r.task_id}`), source: 'mind2web' as const, task: r.confirmed_task.trim(), website: new URL(startUrl).hostname, startUrl, metadata };
+    return {
+      id: safeId(`mind2web-${r.task_id}`),
+      source: 'mind2web' as const,
+      task: r.confirmed_task.trim(),
+      website: new URL(startUrl).hostname,
+      startUrl,
+      metadata,
+    };
   });
 }

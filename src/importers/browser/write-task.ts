@@ -64,7 +64,10 @@ export function writeImportedTask(t: ImportedTask, outDir: string, judgeScript: 
   writeFileSync(path.join(dir, 'environment', 'Dockerfile'), 'FROM openforge/browser\n');
   writeFileSync(path.join(dir, 'tests', 'test.sh'), TEST_SH, { mode: 0o755 });
   writeFileSync(path.join(dir, 'tests', 'webjudge.mjs'), judgeScript);
-  writeFileSync(path.join(dir, 'tests', 'task.json'), `${JSON.stringify({ task_id: t.metadata.source_id, source: t.source, task: t.task, website: t.website }, null, 2)}\n`);
+  writeFileSync(
+    path.join(dir, 'tests', 'task.json'),
+    `${JSON.stringify({ task_id: t.metadata.source_id, source: t.source, task: t.task, website: t.website }, null, 2)}\n`,
+  );
   return dir;
 }
 

@@ -4,17 +4,17 @@
 //
 // It is bundled into one file (scripts/build-agents.mjs) that is copied alone into a container whose
 // Node may be Debian bookworm's 18.x: use nothing newer than Node 18.
-import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "./kit/agent-cli.js";
-import type { AgentResult, AgentRunOptions } from "./kit/agent-run.js";
-import { callModel, ModelApiError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "./kit/chat-client.js";
-import { toolArguments } from "./kit/tool-arguments.js";
-import { Transcript } from "./kit/transcript.js";
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from './kit/agent-cli.js';
+import type { AgentResult, AgentRunOptions } from './kit/agent-run.js';
+import { callModel, ModelApiError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from './kit/chat-client.js';
+import { toolArguments } from './kit/tool-arguments.js';
+import { Transcript } from './kit/transcript.js';
 
-export type { AgentResult } from "./kit/agent-run.js";
-export type { ToolCall } from "./kit/chat-client.js";
+export type { AgentResult } from './kit/agent-run.js';
+export type { ToolCall } from './kit/chat-client.js';
 
 export interface AgentOptions extends AgentRunOptions {
   workdir?: string;
@@ -22,10 +22,7 @@ export interface AgentOptions extends AgentRunOptions {
   toolTimeoutSec?: number;
 }
 
-type Message =
-  | { role: "system" | "user"; content: string }
-  | AssistantMessage
-  | { role: "tool"; tool_call_id: string; content: string };
+type Message = { role: 'system' | 'user'; content: string } | AssistantMessage | { role: 'tool'; tool_call_id: string; content: string };
 
 const SYSTEM_PROMPT = `You are an autonomous agent working in a Linux container. Your working directory is {workdir}.
 Use the provided tools (bash, read_file, write_file) to inspect the environment and carry out the task; do not just describe what to do.
@@ -36,43 +33,43 @@ const MAX_READ_BYTES = 64 * 1024;
 
 export const TOOLS = [
   {
-    type: "function",
+    type: 'function',
     function: {
-      name: "bash",
+      name: 'bash',
       description:
-        "Run a bash command (bash -lc) in the working directory. Returns the exit code and combined stdout/stderr (long output is truncated in the middle).",
+        'Run a bash command (bash -lc) in the working directory. Returns the exit code and combined stdout/stderr (long output is truncated in the middle).',
       parameters: {
-        type: "object",
-        properties: { command: { type: "string", description: "The command to run." } },
-        required: ["command"],
+        type: 'object',
+        properties: { command: { type: 'string', description: 'The command to run.' } },
+        required: ['command'],
       },
     },
   },
   {
-    type: "function",
+    type: 'function',
     function: {
-      name: "read_file",
+      name: 'read_file',
       description: `Read a text file (at most ${MAX_READ_BYTES / 1024} KB). Relative paths are resolved against the working directory.`,
       parameters: {
-        type: "object",
-        properties: { path: { type: "string", description: "Path of the file to read." } },
-        required: ["path"],
+        type: 'object',
+        properties: { path: { type: 'string', description: 'Path of the file to read.' } },
+        required: ['path'],
       },
     },
   },
   {
-    type: "function",
+    type: 'function',
     function: {
-      name: "write_file",
+      name: 'write_file',
       description:
-        "Write content to a file, replacing it if it exists and creating parent directories. Relative paths are resolved against the working directory.",
+        'Write content to a file, replacing it if it exists and creating parent directories. Relative paths are resolved against the working directory.',
       parameters: {
-        type: "object",
+        type: 'object',
         properties: {
-          path: { type: "string", description: "Path of the file to write." },
-          content: { type: "string", description: "The full new content of the file." },
+          path: { type: 'string', description: 'Path of the file to write.' },
+          content: { type: 'string', description: 'The full new content of the file.' },
         },
-        required: ["path", "content"],
+        required: ['path', 'content'],
       },
     },
   },
@@ -108,11 +105,11 @@ class HeadTailBuffer {
   }
 
   toString(): string {
-    const head = Buffer.concat(this.head).toString("utf8");
+    const head = Buffer.concat(this.head).toString('utf8');
     const all = Buffer.concat(this.tail);
     const tail = all.subarray(Math.max(0, all.length - this.half));
     const omitted = this.total - this.headLen - tail.length;
-    return omitted > 0 ? `${head}\n\n[... ${omitted} bytes omitted ...]\n\n${tail.toString("utf8")}` : head + tail.toString("utf8");
+    return omitted > 0 ? `${head}\n\n[... ${omitted} bytes omitted ...]\n\n${tail.toString('utf8')}` : head + tail.toString('utf8');
   }
 }
 
@@ -120,7 +117,7 @@ export async function runBash(command: string, workdir: string, timeoutSec: numb
   return new Promise((resolve) => {
     const output = new HeadTailBuffer(MAX_TOOL_OUTPUT / 2);
     // detached: own process group, so a timeout kills the command's children too.
-    const child = spawn("bash", ["-lc", command], { cwd: workdir, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn('bash', ['-lc', command], { cwd: workdir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let timedOut = false;
     let settled = false;
     let grace: NodeJS.Timeout | undefined;
@@ -131,30 +128,28 @@ export async function runBash(command: string, workdir: string, timeoutSec: numb
       clearTimeout(grace);
       child.stdout.destroy();
       child.stderr.destroy();
-      const status = timedOut
-        ? `Timed out after ${timeoutSec}s: the command was killed.`
-        : `Exit code: ${code ?? `none (killed by ${signal})`}`;
+      const status = timedOut ? `Timed out after ${timeoutSec}s: the command was killed.` : `Exit code: ${code ?? `none (killed by ${signal})`}`;
       resolve(`${status}\n${output.toString()}`);
     };
     const timer = setTimeout(() => {
       timedOut = true;
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
       } catch {
-        child.kill("SIGKILL");
+        child.kill('SIGKILL');
       }
     }, timeoutSec * 1000);
-    child.stdout.on("data", (b: Buffer) => output.push(b));
-    child.stderr.on("data", (b: Buffer) => output.push(b));
-    child.on("error", (err) => {
+    child.stdout.on('data', (b: Buffer) => output.push(b));
+    child.stderr.on('data', (b: Buffer) => output.push(b));
+    child.on('error', (err) => {
       settled = true;
       clearTimeout(timer);
       resolve(`Error: could not run bash: ${err.message}`);
     });
-    child.on("close", finish);
+    child.on('close', finish);
     // A background process (`server &`) keeps the pipes open after bash exits:
     // don't wait for it beyond a short grace period for the remaining output.
-    child.on("exit", (code, signal) => {
+    child.on('exit', (code, signal) => {
       grace = setTimeout(() => finish(code, signal), 500);
     });
   });
@@ -162,11 +157,11 @@ export async function runBash(command: string, workdir: string, timeoutSec: numb
 
 function readFileTool(file: string): string {
   const size = statSync(file).size;
-  const fd = openSync(file, "r");
+  const fd = openSync(file, 'r');
   try {
     const buf = Buffer.alloc(Math.min(size, MAX_READ_BYTES));
     const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString("utf8");
+    const text = buf.subarray(0, n).toString('utf8');
     return size > MAX_READ_BYTES ? `${text}\n\n[truncated: the file has ${size} bytes, only the first ${MAX_READ_BYTES} are shown]` : text;
   } finally {
     closeSync(fd);
@@ -175,24 +170,24 @@ function readFileTool(file: string): string {
 
 function requireString(args: Record<string, unknown>, field: string): string {
   const value = args[field];
-  if (typeof value !== "string") throw new Error(`missing required string argument "${field}"`);
+  if (typeof value !== 'string') throw new Error(`missing required string argument "${field}"`);
   return value;
 }
 
 /** Runs one tool call; every failure becomes an "Error: ..." result for the model. */
 export async function executeTool(call: ToolCall, workdir: string, timeoutSec: number): Promise<string> {
   const parsed = toolArguments(call);
-  if ("error" in parsed) return parsed.error;
+  if ('error' in parsed) return parsed.error;
   const { args } = parsed;
   try {
     switch (call.function.name) {
-      case "bash":
-        return await runBash(requireString(args, "command"), workdir, timeoutSec);
-      case "read_file":
-        return readFileTool(path.resolve(workdir, requireString(args, "path")));
-      case "write_file": {
-        const file = path.resolve(workdir, requireString(args, "path"));
-        const content = requireString(args, "content");
+      case 'bash':
+        return await runBash(requireString(args, 'command'), workdir, timeoutSec);
+      case 'read_file':
+        return readFileTool(path.resolve(workdir, requireString(args, 'path')));
+      case 'write_file': {
+        const file = path.resolve(workdir, requireString(args, 'path'));
+        const content = requireString(args, 'content');
         mkdirSync(path.dirname(file), { recursive: true });
         writeFileSync(file, content);
         return `Wrote ${Buffer.byteLength(content)} bytes to ${file}`;
@@ -218,11 +213,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   mkdirSync(workdir, { recursive: true });
 
   const messages: Message[] = [
-    { role: "system", content: SYSTEM_PROMPT.replace("{workdir}", workdir) },
-    { role: "user", content: opts.instruction },
+    { role: 'system', content: SYSTEM_PROMPT.replace('{workdir}', workdir) },
+    { role: 'user', content: opts.instruction },
   ];
-  transcript.event("start", {
-    model: opts.model ?? "policy",
+  transcript.event('start', {
+    model: opts.model ?? 'policy',
     workdir,
     max_turns: maxTurns,
     stream: opts.stream,
@@ -231,55 +226,56 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   });
 
   const request = { messages, tools: TOOLS, stream: opts.stream };
-  const onRetry = (turn: number): RetryListener => ({ attempt, of, delayMs, error }) => {
-    log(`[forge-agent] turn ${turn}: ${error.message.slice(0, 200)}; retry ${attempt}/${of} in ${delayMs}ms`);
-    transcript.event("error", { turn, error: error.message, status: error.status, retry: attempt, delay_ms: delayMs });
-  };
+  const onRetry =
+    (turn: number): RetryListener =>
+    ({ attempt, of, delayMs, error }) => {
+      log(`[forge-agent] turn ${turn}: ${error.message.slice(0, 200)}; retry ${attempt}/${of} in ${delayMs}ms`);
+      transcript.event('error', { turn, error: error.message, status: error.status, retry: attempt, delay_ms: delayMs });
+    };
 
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
       const started = Date.now();
-      transcript.event("model_request", { turn, message_count: messages.length });
+      transcript.event('model_request', { turn, message_count: messages.length });
       let reply: ModelReply;
       try {
         reply = await callModel(opts, request, onRetry(turn));
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         const status = err instanceof ModelApiError ? err.status : null;
-        transcript.event("error", { turn, error, status });
+        transcript.event('error', { turn, error, status });
         log(`[forge-agent] ${error}`);
         return { exitCode: 1, turns: turn, finalText: null, error };
       }
       const { message } = reply;
       messages.push(message);
-      transcript.event("model_response", { turn, message, finish_reason: reply.finishReason, usage: reply.usage });
+      transcript.event('model_response', { turn, message, finish_reason: reply.finishReason, usage: reply.usage });
 
       const calls = message.tool_calls ?? [];
       if (calls.length === 0) {
-        const finalText = message.content ?? "";
-        transcript.event("final", { turn, text: finalText });
+        const finalText = message.content ?? '';
+        transcript.event('final', { turn, text: finalText });
         log(`[forge-agent] turn ${turn}/${maxTurns}: final answer (${finalText.length} chars, ${Date.now() - started}ms)`);
         return { exitCode: 0, turns: turn, finalText };
       }
 
       for (const call of calls) {
-        transcript.event("tool_call", { turn, id: call.id, name: call.function.name, arguments: call.function.arguments });
+        transcript.event('tool_call', { turn, id: call.id, name: call.function.name, arguments: call.function.arguments });
         const toolStarted = Date.now();
         const result = await executeTool(call, workdir, toolTimeoutSec);
-        transcript.event("tool_result", { turn, id: call.id, name: call.function.name, content: result, duration_ms: Date.now() - toolStarted });
-        messages.push({ role: "tool", tool_call_id: call.id, content: result });
+        transcript.event('tool_result', { turn, id: call.id, name: call.function.name, content: result, duration_ms: Date.now() - toolStarted });
+        messages.push({ role: 'tool', tool_call_id: call.id, content: result });
       }
-      log(`[forge-agent] turn ${turn}/${maxTurns}: ${calls.map((c) => c.function.name).join(", ")} (${Date.now() - started}ms)`);
+      log(`[forge-agent] turn ${turn}/${maxTurns}: ${calls.map((c) => c.function.name).join(', ')} (${Date.now() - started}ms)`);
     }
     const error = `max turns (${maxTurns}) reached without a final answer`;
-    transcript.event("error", { turn: maxTurns, error });
+    transcript.event('error', { turn: maxTurns, error });
     log(`[forge-agent] ${error}`);
     return { exitCode: 2, turns: maxTurns, finalText: null, error };
   } finally {
     transcript.close();
   }
 }
-
 
 // ---------------------------------------------------------------------------
 // CLI
@@ -289,14 +285,14 @@ const USAGE = `usage: node forge-agent.mjs --instruction-file FILE [--max-turns 
 ${MODEL_ENV_USAGE}`;
 
 export function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  const own = { workdir: { type: "string" }, "no-stream": { type: "boolean" }, "tool-timeout-sec": { type: "string" } } as const;
+  const own = { workdir: { type: 'string' }, 'no-stream': { type: 'boolean' }, 'tool-timeout-sec': { type: 'string' } } as const;
   const readOptions = (): AgentOptions | undefined =>
     readAgentOptions(argv, env, own, (flags) => ({
-      workdir: flags.workdir ?? "/workspace",
-      stream: !flags["no-stream"],
-      toolTimeoutSec: positiveNumber(flags["tool-timeout-sec"], "tool-timeout-sec", 120),
+      workdir: flags.workdir ?? '/workspace',
+      stream: !flags['no-stream'],
+      toolTimeoutSec: positiveNumber(flags['tool-timeout-sec'], 'tool-timeout-sec', 120),
     }));
-  return runAgentCommand("forge-agent", USAGE, readOptions, runAgent);
+  return runAgentCommand('forge-agent', USAGE, readOptions, runAgent);
 }
 
-runIfEntryPoint(import.meta.url, "forge-agent", () => main());
+runIfEntryPoint(import.meta.url, 'forge-agent', () => main());

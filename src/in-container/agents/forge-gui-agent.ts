@@ -6,15 +6,15 @@
 //
 // It is bundled into one file (scripts/build-agents.mjs) that is written alone into a browser container
 // (/opt/openforge/forge-gui-agent.mjs) and runs on the browser image's Node (≥ 20).
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from "./kit/agent-cli.js";
-import type { AgentResult, AgentRunOptions } from "./kit/agent-run.js";
-import { callModel, describeError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from "./kit/chat-client.js";
-import { toolArguments } from "./kit/tool-arguments.js";
-import { Transcript } from "./kit/transcript.js";
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from './kit/agent-cli.js';
+import type { AgentResult, AgentRunOptions } from './kit/agent-run.js';
+import { callModel, describeError, type AssistantMessage, type ModelReply, type RetryListener, type ToolCall } from './kit/chat-client.js';
+import { toolArguments } from './kit/tool-arguments.js';
+import { Transcript } from './kit/transcript.js';
 
-export type { ToolCall } from "./kit/chat-client.js";
+export type { ToolCall } from './kit/chat-client.js';
 
 export interface GuiAgentOptions extends AgentRunOptions {
   /** The browser env server (docs/browser.md). */
@@ -25,13 +25,13 @@ export interface GuiAgentOptions extends AgentRunOptions {
   answerPath?: string;
 }
 
-type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 type Message =
-  | { role: "system"; content: string }
-  | { role: "user"; content: string | ContentPart[] }
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ContentPart[] }
   | AssistantMessage
-  | { role: "tool"; tool_call_id: string; content: string };
+  | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface Observation {
   screenshot: { data: string; mime: string; width: number; height: number };
@@ -40,61 +40,61 @@ export interface Observation {
   title: string;
   tabs?: { index: number; url: string; title: string; active: boolean }[];
   last_action_error: null | { code: string; message: string };
-  finished?: { status: "done" | "fail"; answer?: string; reason?: string };
+  finished?: { status: 'done' | 'fail'; answer?: string; reason?: string };
 }
 
 /** The standard computer_20250124 actions, passed to the env server with `schema: "anthropic"`. */
 const ANTHROPIC_ACTIONS = [
-  "key",
-  "hold_key",
-  "type",
-  "cursor_position",
-  "mouse_move",
-  "left_mouse_down",
-  "left_mouse_up",
-  "left_click",
-  "right_click",
-  "middle_click",
-  "double_click",
-  "triple_click",
-  "left_click_drag",
-  "scroll",
-  "wait",
-  "screenshot",
+  'key',
+  'hold_key',
+  'type',
+  'cursor_position',
+  'mouse_move',
+  'left_mouse_down',
+  'left_mouse_up',
+  'left_click',
+  'right_click',
+  'middle_click',
+  'double_click',
+  'triple_click',
+  'left_click_drag',
+  'scroll',
+  'wait',
+  'screenshot',
 ];
 /** Browser actions beyond computer_20250124 (no keyboard shortcut reaches the address bar of a driven browser). */
-const BROWSER_ACTIONS = ["navigate", "go_back", "go_forward", "new_tab", "switch_tab", "close_tab", "done"];
+const BROWSER_ACTIONS = ['navigate', 'go_back', 'go_forward', 'new_tab', 'switch_tab', 'close_tab', 'done'];
 
 export const COMPUTER_TOOL = {
-  type: "function",
+  type: 'function',
   function: {
-    name: "computer",
+    name: 'computer',
     description:
-      "Use the mouse and keyboard on the browser screen you see. Coordinates are pixels of the latest screenshot, " +
-      "[x, y] from the top-left corner. Keys use xdotool names (e.g. \"Return\", \"ctrl+a\", \"Page_Down\"). " +
-      "scroll_amount counts wheel notches. navigate opens a URL; go_back / go_forward move in the history; " +
-      "new_tab (optional url), switch_tab and close_tab (tab index, 0-based) manage tabs; " +
-      "done ends the task with your answer in text. Every action returns a new screenshot.",
+      'Use the mouse and keyboard on the browser screen you see. Coordinates are pixels of the latest screenshot, ' +
+      '[x, y] from the top-left corner. Keys use xdotool names (e.g. "Return", "ctrl+a", "Page_Down"). ' +
+      'scroll_amount counts wheel notches. navigate opens a URL; go_back / go_forward move in the history; ' +
+      'new_tab (optional url), switch_tab and close_tab (tab index, 0-based) manage tabs; ' +
+      'done ends the task with your answer in text. Every action returns a new screenshot.',
     parameters: {
-      type: "object",
+      type: 'object',
       properties: {
-        action: { type: "string", enum: [...ANTHROPIC_ACTIONS, ...BROWSER_ACTIONS], description: "The action to perform." },
+        action: { type: 'string', enum: [...ANTHROPIC_ACTIONS, ...BROWSER_ACTIONS], description: 'The action to perform.' },
         coordinate: {
-          type: "array",
-          items: { type: "integer" },
+          type: 'array',
+          items: { type: 'integer' },
           minItems: 2,
           maxItems: 2,
-          description: "[x, y]: where to click, move, scroll or end a drag.",
+          description: '[x, y]: where to click, move, scroll or end a drag.',
         },
-        start_coordinate: { type: "array", items: { type: "integer" }, minItems: 2, maxItems: 2, description: "[x, y] where left_click_drag starts." },
-        text: { type: "string", description: "Text to type, keys to press (key, hold_key), modifier keys held during a click, or the answer of done." },
-        scroll_direction: { type: "string", enum: ["up", "down", "left", "right"] },
-        scroll_amount: { type: "integer", minimum: 0, description: "Wheel notches to scroll." },
-        duration: { type: "number", minimum: 0, description: "Seconds, for wait and hold_key." },
-        url: { type: "string", description: "The URL to open (navigate, new_tab)." },
-        index: { type: "integer", minimum: 0, description: "Tab index, 0-based (switch_tab, close_tab)." },
+        start_coordinate: { type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2, description: '[x, y] where left_click_drag starts.' },
+        text: { type: 'string', description: 'Text to type, keys to press (key, hold_key), modifier keys held during a click, or the answer of done.' },
+        scroll_direction: { type: 'string', enum: ['up', 'down', 'left', 'right'] },
+        scroll_amount: { type: 'integer', minimum: 0, description: 'Wheel notches to scroll.' },
+        duration: { type: 'number', minimum: 0, description: 'Seconds, for wait and hold_key.' },
+        url: { type: 'string', description: 'The URL to open (navigate, new_tab).' },
+        index: { type: 'integer', minimum: 0, description: 'Tab index, 0-based (switch_tab, close_tab).' },
       },
-      required: ["action"],
+      required: ['action'],
     },
   },
 };
@@ -103,7 +103,7 @@ const SYSTEM_PROMPT = `You are a GUI agent operating a web browser through scree
 Each screenshot shows the whole browser viewport ({width}x{height} pixels). Act one step at a time: look at the latest screenshot, then call the computer tool.
 When the task is complete, stop calling tools and reply with a short final answer (include any information the task asked for).`;
 
-const OMITTED_SCREENSHOT = "[an earlier screenshot, omitted to keep the context short]";
+const OMITTED_SCREENSHOT = '[an earlier screenshot, omitted to keep the context short]';
 
 // ---------------------------------------------------------------------------
 // The env server
@@ -114,19 +114,19 @@ export class EnvServer {
   constructor(private readonly url: string) {}
 
   observe(): Promise<Observation> {
-    return this.request("GET", "/observation");
+    return this.request('GET', '/observation');
   }
 
   step(body: Record<string, unknown>): Promise<Observation> {
-    return this.request("POST", "/step", body);
+    return this.request('POST', '/step', body);
   }
 
   private async request(method: string, route: string, body?: unknown): Promise<Observation> {
     let res: Response;
     try {
-      res = await fetch(`${this.url.replace(/\/+$/, "")}${route}`, {
+      res = await fetch(`${this.url.replace(/\/+$/, '')}${route}`, {
         method,
-        headers: body === undefined ? {} : { "content-type": "application/json" },
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
@@ -145,25 +145,25 @@ export class EnvServer {
 /** The POST /step body for one computer-tool call. Browser actions go as canonical actions. */
 export function stepRequest(args: Record<string, unknown>): Record<string, unknown> {
   switch (args.action) {
-    case "navigate":
-      if (typeof args.url !== "string" || args.url === "") throw new Error('navigate needs a "url"');
-      return { schema: "canonical", action: { type: "goto", url: args.url } };
-    case "go_back":
-    case "go_forward":
-      return { schema: "canonical", action: { type: args.action } };
-    case "new_tab":
-      return { schema: "canonical", action: { type: "new_tab", ...(typeof args.url === "string" && args.url ? { url: args.url } : {}) } };
-    case "switch_tab":
-    case "close_tab":
-      if (args.action === "switch_tab" && typeof args.index !== "number") throw new Error('switch_tab needs an "index"');
-      return { schema: "canonical", action: { type: args.action, ...(typeof args.index === "number" ? { index: args.index } : {}) } };
-    case "type":
+    case 'navigate':
+      if (typeof args.url !== 'string' || args.url === '') throw new Error('navigate needs a "url"');
+      return { schema: 'canonical', action: { type: 'goto', url: args.url } };
+    case 'go_back':
+    case 'go_forward':
+      return { schema: 'canonical', action: { type: args.action } };
+    case 'new_tab':
+      return { schema: 'canonical', action: { type: 'new_tab', ...(typeof args.url === 'string' && args.url ? { url: args.url } : {}) } };
+    case 'switch_tab':
+    case 'close_tab':
+      if (args.action === 'switch_tab' && typeof args.index !== 'number') throw new Error('switch_tab needs an "index"');
+      return { schema: 'canonical', action: { type: args.action, ...(typeof args.index === 'number' ? { index: args.index } : {}) } };
+    case 'type':
       // Sent as the equivalent canonical action: the env server's Anthropic translator (as of gui-env
       // b65b8f8) reads any `text` as key names, so typing "hello world" would fail there.
-      if (typeof args.text !== "string") throw new Error('type needs a "text"');
-      return { schema: "canonical", action: { type: "type", text: args.text } };
+      if (typeof args.text !== 'string') throw new Error('type needs a "text"');
+      return { schema: 'canonical', action: { type: 'type', text: args.text } };
     default:
-      return { schema: "anthropic", action: args };
+      return { schema: 'anthropic', action: args };
   }
 }
 
@@ -171,14 +171,14 @@ export function stepRequest(args: Record<string, unknown>): Record<string, unkno
 // Context
 
 function screenshotPart(obs: Observation): ContentPart {
-  return { type: "image_url", image_url: { url: `data:${obs.screenshot.mime};base64,${obs.screenshot.data}` } };
+  return { type: 'image_url', image_url: { url: `data:${obs.screenshot.mime};base64,${obs.screenshot.data}` } };
 }
 
 function describePage(obs: Observation): string {
-  const page = `Page: ${obs.title || "(untitled)"} — ${obs.url}`;
+  const page = `Page: ${obs.title || '(untitled)'} — ${obs.url}`;
   const tabs = obs.tabs ?? [];
   if (tabs.length < 2) return page;
-  return `${page}\nTabs: ${tabs.map((t) => `[${t.index}${t.active ? ", active" : ""}] ${t.title || t.url}`).join("; ")}`;
+  return `${page}\nTabs: ${tabs.map((t) => `[${t.index}${t.active ? ', active' : ''}] ${t.title || t.url}`).join('; ')}`;
 }
 
 /**
@@ -188,16 +188,19 @@ function describePage(obs: Observation): string {
  * training samples between drops (each drop edits the history and starts a new sample).
  */
 export function dropOldScreenshots(messages: Message[], keep: number): void {
-  const images = messages.reduce((n, m) => n + (m.role === "user" && typeof m.content !== "string" ? m.content.filter((p) => p.type === "image_url").length : 0), 0);
+  const images = messages.reduce(
+    (n, m) => n + (m.role === 'user' && typeof m.content !== 'string' ? m.content.filter((p) => p.type === 'image_url').length : 0),
+    0,
+  );
   if (images <= 2 * keep) return;
   let seen = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role !== "user" || typeof m.content === "string") continue;
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
     m.content = m.content.map((part) => {
-      if (part.type !== "image_url") return part;
+      if (part.type !== 'image_url') return part;
       seen++;
-      return seen > keep ? { type: "text", text: OMITTED_SCREENSHOT } : part;
+      return seen > keep ? { type: 'text', text: OMITTED_SCREENSHOT } : part;
     });
   }
 }
@@ -205,8 +208,8 @@ export function dropOldScreenshots(messages: Message[], keep: number): void {
 /** Messages as logged: images by size only. */
 function loggable(messages: Message[]): unknown[] {
   return messages.map((m) =>
-    m.role === "user" && typeof m.content !== "string"
-      ? { ...m, content: m.content.map((p) => (p.type === "image_url" ? { type: "image_url", bytes: p.image_url.url.length } : p)) }
+    m.role === 'user' && typeof m.content !== 'string'
+      ? { ...m, content: m.content.map((p) => (p.type === 'image_url' ? { type: 'image_url', bytes: p.image_url.url.length } : p)) }
       : m,
   );
 }
@@ -218,7 +221,7 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
   const maxTurns = options.maxTurns ?? 30;
   const keep = Math.max(1, options.keepScreenshots ?? 3);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const env = new EnvServer(options.envUrl ?? "http://127.0.0.1:7000");
+  const env = new EnvServer(options.envUrl ?? 'http://127.0.0.1:7000');
   const transcript = new Transcript(options.transcriptPath);
 
   const finish = (result: AgentResult): AgentResult => {
@@ -226,13 +229,15 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
       mkdirSync(path.dirname(options.answerPath), { recursive: true });
       writeFileSync(options.answerPath, result.finalText);
     }
-    transcript.event(result.exitCode === 0 ? "final" : "error", { turn: result.turns, text: result.finalText, error: result.error });
+    transcript.event(result.exitCode === 0 ? 'final' : 'error', { turn: result.turns, text: result.finalText, error: result.error });
     if (result.error) log(`[forge-gui-agent] ${result.error}`);
     return result;
   };
 
-  const onRetry = (turn: number): RetryListener => ({ attempt, of, delayMs, error }) =>
-    log(`[forge-gui-agent] turn ${turn}: ${error.message.slice(0, 200)}; retry ${attempt}/${of} in ${delayMs}ms`);
+  const onRetry =
+    (turn: number): RetryListener =>
+    ({ attempt, of, delayMs, error }) =>
+      log(`[forge-gui-agent] turn ${turn}: ${error.message.slice(0, 200)}; retry ${attempt}/${of} in ${delayMs}ms`);
 
   try {
     let obs: Observation;
@@ -242,10 +247,10 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
       return finish({ exitCode: 1, turns: 0, finalText: null, error: (err as Error).message });
     }
     const messages: Message[] = [
-      { role: "system", content: SYSTEM_PROMPT.replace("{width}", String(obs.screenshot.width)).replace("{height}", String(obs.screenshot.height)) },
-      { role: "user", content: [{ type: "text", text: options.instruction }, { type: "text", text: describePage(obs) }, screenshotPart(obs)] },
+      { role: 'system', content: SYSTEM_PROMPT.replace('{width}', String(obs.screenshot.width)).replace('{height}', String(obs.screenshot.height)) },
+      { role: 'user', content: [{ type: 'text', text: options.instruction }, { type: 'text', text: describePage(obs) }, screenshotPart(obs)] },
     ];
-    transcript.event("start", { model: options.model ?? "policy", max_turns: maxTurns, keep_screenshots: keep, messages: loggable(messages) });
+    transcript.event('start', { model: options.model ?? 'policy', max_turns: maxTurns, keep_screenshots: keep, messages: loggable(messages) });
 
     for (let turn = 1; turn <= maxTurns; turn++) {
       const started = Date.now();
@@ -259,10 +264,10 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
       const { message } = reply;
       const toolCalls = message.tool_calls ?? [];
       messages.push(message);
-      transcript.event("model_response", { turn, content: message.content, tool_calls: toolCalls, finish_reason: reply.finishReason, usage: reply.usage });
+      transcript.event('model_response', { turn, content: message.content, tool_calls: toolCalls, finish_reason: reply.finishReason, usage: reply.usage });
       if (toolCalls.length === 0) {
-        const finalText = message.content ?? "";
-        await env.step({ schema: "canonical", action: { type: "done", answer: finalText } }).catch(() => undefined);
+        const finalText = message.content ?? '';
+        await env.step({ schema: 'canonical', action: { type: 'done', answer: finalText } }).catch(() => undefined);
         log(`[forge-gui-agent] turn ${turn}/${maxTurns}: final answer (${finalText.length} chars)`);
         return finish({ exitCode: 0, turns: turn, finalText });
       }
@@ -272,16 +277,21 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
         const { result, observation, answer } = await runToolCall(env, call);
         if (observation) obs = observation;
         if (answer !== undefined) doneAnswer = answer;
-        transcript.event("tool_result", { turn, id: call.id, name: call.function.name, arguments: call.function.arguments, content: result });
-        messages.push({ role: "tool", tool_call_id: call.id, content: result });
+        transcript.event('tool_result', { turn, id: call.id, name: call.function.name, arguments: call.function.arguments, content: result });
+        messages.push({ role: 'tool', tool_call_id: call.id, content: result });
       }
       if (doneAnswer !== undefined) {
         log(`[forge-gui-agent] turn ${turn}/${maxTurns}: done`);
         return finish({ exitCode: 0, turns: turn, finalText: doneAnswer });
       }
       // Chat tool messages carry text only: the new screen follows as a user message.
-      messages.push({ role: "user", content: [{ type: "text", text: `Screenshot after your action. ${describePage(obs)}` }, screenshotPart(obs)] });
-      log(`[forge-gui-agent] turn ${turn}/${maxTurns}: ${toolCalls.map((c) => c.function.arguments).join(", ").slice(0, 200)} (${Date.now() - started}ms)`);
+      messages.push({ role: 'user', content: [{ type: 'text', text: `Screenshot after your action. ${describePage(obs)}` }, screenshotPart(obs)] });
+      log(
+        `[forge-gui-agent] turn ${turn}/${maxTurns}: ${toolCalls
+          .map((c) => c.function.arguments)
+          .join(', ')
+          .slice(0, 200)} (${Date.now() - started}ms)`,
+      );
     }
     return finish({ exitCode: 2, turns: maxTurns, finalText: null, error: `max turns (${maxTurns}) reached without a final answer` });
   } finally {
@@ -293,12 +303,12 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
 async function runToolCall(env: EnvServer, call: ToolCall): Promise<{ result: string; observation?: Observation; answer?: string }> {
   if (call.function.name !== COMPUTER_TOOL.function.name) return { result: `Error: unknown tool "${call.function.name}"; the only tool is "computer".` };
   const parsed = toolArguments(call);
-  if ("error" in parsed) return { result: parsed.error };
+  if ('error' in parsed) return { result: parsed.error };
   const { args } = parsed;
-  if (args.action === "done") {
-    const answer = typeof args.text === "string" ? args.text : "";
-    const observation = await env.step({ schema: "canonical", action: { type: "done", answer } }).catch(() => undefined);
-    return { result: "Done.", observation, answer };
+  if (args.action === 'done') {
+    const answer = typeof args.text === 'string' ? args.text : '';
+    const observation = await env.step({ schema: 'canonical', action: { type: 'done', answer } }).catch(() => undefined);
+    return { result: 'Done.', observation, answer };
   }
   let observation: Observation;
   try {
@@ -319,14 +329,14 @@ const USAGE = `usage: node forge-gui-agent.mjs --instruction-file FILE [--max-tu
 ${MODEL_ENV_USAGE}`;
 
 export function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
-  const own = { "keep-screenshots": { type: "string" }, "env-url": { type: "string" }, "answer-file": { type: "string" } } as const;
+  const own = { 'keep-screenshots': { type: 'string' }, 'env-url': { type: 'string' }, 'answer-file': { type: 'string' } } as const;
   const readOptions = (): GuiAgentOptions | undefined =>
     readAgentOptions(argv, env, own, (flags) => ({
-      keepScreenshots: positiveNumber(flags["keep-screenshots"], "keep-screenshots", 3, true),
-      envUrl: flags["env-url"] ?? "http://127.0.0.1:7000",
-      answerPath: flags["answer-file"] ?? "/logs/agent/answer.txt",
+      keepScreenshots: positiveNumber(flags['keep-screenshots'], 'keep-screenshots', 3, true),
+      envUrl: flags['env-url'] ?? 'http://127.0.0.1:7000',
+      answerPath: flags['answer-file'] ?? '/logs/agent/answer.txt',
     }));
-  return runAgentCommand("forge-gui-agent", USAGE, readOptions, runGuiAgent);
+  return runAgentCommand('forge-gui-agent', USAGE, readOptions, runGuiAgent);
 }
 
-runIfEntryPoint(import.meta.url, "forge-gui-agent", () => main());
+runIfEntryPoint(import.meta.url, 'forge-gui-agent', () => main());

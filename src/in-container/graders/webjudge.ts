@@ -40,7 +40,14 @@ export async function chat(config: JudgeConfig, system: string, user: Content): 
   const res = await fetch(`${config.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-    body: JSON.stringify({ model: config.model, temperature: 0, messages: [{ role: 'system', content: system }, { role: 'user', content: user }] }),
+    body: JSON.stringify({
+      model: config.model,
+      temperature: 0,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+    }),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`judge endpoint answered ${res.status}: ${text.slice(0, 300)}`);
@@ -109,12 +116,20 @@ async function main(): Promise<void> {
     console.log('no judge configured: set OPENFORGE_JUDGE_BASE_URL (an OpenAI-compatible …/v1) and OPENFORGE_JUDGE_MODEL; scoring 0');
     return write({ reward: 0, error: 'no judge configured' });
   }
-  const config: JudgeConfig = { baseUrl: env.OPENFORGE_JUDGE_BASE_URL, model: env.OPENFORGE_JUDGE_MODEL, apiKey: env.OPENFORGE_JUDGE_API_KEY, threshold: Number(env.OPENFORGE_JUDGE_THRESHOLD ?? 3) };
+  const config: JudgeConfig = {
+    baseUrl: env.OPENFORGE_JUDGE_BASE_URL,
+    model: env.OPENFORGE_JUDGE_MODEL,
+    apiKey: env.OPENFORGE_JUDGE_API_KEY,
+    threshold: Number(env.OPENFORGE_JUDGE_THRESHOLD ?? 3),
+  };
   const max = Number(env.OPENFORGE_JUDGE_MAX_SCREENSHOTS ?? 5);
   // The screenshots the agent's harness kept (name order = time order), then the screen as it is now.
   const shotsDir = env.OPENFORGE_SCREENSHOTS_DIR ?? '/logs/artifacts/screenshots';
   const shots: Buffer[] = existsSync(shotsDir)
-    ? readdirSync(shotsDir).filter((f) => f.endsWith('.png')).sort().map((f) => readFileSync(path.join(shotsDir, f)))
+    ? readdirSync(shotsDir)
+        .filter((f) => f.endsWith('.png'))
+        .sort()
+        .map((f) => readFileSync(path.join(shotsDir, f)))
     : [];
   try {
     const res = await fetch(`${env.OPENFORGE_BROWSER_ENV_URL ?? 'http://127.0.0.1:7000'}/observation`);

@@ -30,7 +30,8 @@ const time = (t) => (t ? new Date(t).toLocaleTimeString() : '–');
 const enc = encodeURIComponent;
 const isLive = (status) => status === 'running' || status === 'pending';
 const rewardCell = (r) => h('span', { class: r === null ? 'muted' : r >= 1 ? 'ok' : r > 0 ? '' : 'bad' }, fmt(r));
-const simBadge = (run) => (run.simulated ? h('span', { class: 'badge sim', title: 'the calls were answered by the simulated model, not a real LLM' }, 'SIMULATED') : '');
+const simBadge = (run) =>
+  run.simulated ? h('span', { class: 'badge sim', title: 'the calls were answered by the simulated model, not a real LLM' }, 'SIMULATED') : '';
 
 function schedule(token, fn, live) {
   liveBadge.hidden = !live;
@@ -48,14 +49,37 @@ async function showRuns(token) {
   where.textContent = data.dir;
   app.replaceChildren(
     h('h1', {}, 'Runs'),
-    data.runs.length === 0 ? h('p', { class: 'muted' }, 'No run recorded yet.') :
-    h('table', { 'data-testid': 'runs' },
-      h('tr', {}, ['run', 'status', 'harness', 'model', 'rollouts', 'mean reward', 'errors', 'started'].map((t) => h('th', {}, t))),
-      data.runs.map((r) => h('tr', { class: 'clickable', onclick: () => (location.hash = `#/run/${enc(r.id)}`) },
-        h('td', {}, h('a', { href: `#/run/${enc(r.id)}` }, r.id)), h('td', {}, r.status), h('td', {}, r.harness),
-        h('td', {}, r.upstream, ' ', simBadge(r)), h('td', {}, r.rollouts), h('td', {}, fmt(r.meanReward, 3)), h('td', {}, r.errors), h('td', {}, time(r.createdAt))))),
+    data.runs.length === 0
+      ? h('p', { class: 'muted' }, 'No run recorded yet.')
+      : h(
+          'table',
+          { 'data-testid': 'runs' },
+          h(
+            'tr',
+            {},
+            ['run', 'status', 'harness', 'model', 'rollouts', 'mean reward', 'errors', 'started'].map((t) => h('th', {}, t)),
+          ),
+          data.runs.map((r) =>
+            h(
+              'tr',
+              { class: 'clickable', onclick: () => (location.hash = `#/run/${enc(r.id)}`) },
+              h('td', {}, h('a', { href: `#/run/${enc(r.id)}` }, r.id)),
+              h('td', {}, r.status),
+              h('td', {}, r.harness),
+              h('td', {}, r.upstream, ' ', simBadge(r)),
+              h('td', {}, r.rollouts),
+              h('td', {}, fmt(r.meanReward, 3)),
+              h('td', {}, r.errors),
+              h('td', {}, time(r.createdAt)),
+            ),
+          ),
+        ),
   );
-  schedule(token, () => showRuns(token), data.runs.some((r) => r.status === 'running'));
+  schedule(
+    token,
+    () => showRuns(token),
+    data.runs.some((r) => r.status === 'running'),
+  );
 }
 
 // ── one run ──────────────────────────────────────────────────────────
@@ -65,24 +89,78 @@ async function showRun(token, runId) {
   const k = run.k;
   app.replaceChildren(
     h('h1', {}, `Run ${run.id}`),
-    h('div', { class: 'facts' },
-      h('span', {}, 'status ', h('b', { 'data-testid': 'run-status' }, run.status)), h('span', {}, `harness ${run.harness}`), h('span', {}, 'model ', run.upstream, ' ', simBadge(run)),
-      h('span', {}, 'mean reward ', h('b', {}, fmt(summary.meanReward, 3))), h('span', {}, `pass@1 ${fmt(summary.passAt1, 3)}`),
+    h(
+      'div',
+      { class: 'facts' },
+      h('span', {}, 'status ', h('b', { 'data-testid': 'run-status' }, run.status)),
+      h('span', {}, `harness ${run.harness}`),
+      h('span', {}, 'model ', run.upstream, ' ', simBadge(run)),
+      h('span', {}, 'mean reward ', h('b', {}, fmt(summary.meanReward, 3))),
+      h('span', {}, `pass@1 ${fmt(summary.passAt1, 3)}`),
       k > 1 ? h('span', {}, `pass@${k} ${fmt(summary.passAtK, 3)} · pass^${k} ${fmt(summary.passHatK, 3)}`) : '',
-      h('span', {}, 'errors ', Object.entries(summary.errors).map(([t, n]) => `${t}×${n}`).join(' ') || 'none')),
+      h(
+        'span',
+        {},
+        'errors ',
+        Object.entries(summary.errors)
+          .map(([t, n]) => `${t}×${n}`)
+          .join(' ') || 'none',
+      ),
+    ),
     h('h2', {}, 'Tasks'),
-    h('table', { 'data-testid': 'tasks' },
-      h('tr', {}, ['task', 'n', 'rewards', 'mean', 'pass@1', ...(k > 1 ? [`pass@${k}`, `pass^${k}`] : []), 'errors'].map((t) => h('th', {}, t))),
-      summary.tasks.map((t) => h('tr', {}, h('td', {}, t.taskId), h('td', {}, t.n), h('td', {}, t.rewards.map(fmt).join(' ')), h('td', {}, fmt(t.meanReward)),
-        h('td', {}, fmt(t.passAt1)), k > 1 ? [h('td', {}, fmt(t.passAtK)), h('td', {}, fmt(t.passHatK))] : [],
-        h('td', {}, Object.entries(t.errors).map(([e, n]) => `${e}×${n}`).join(' ') || '–')))),
+    h(
+      'table',
+      { 'data-testid': 'tasks' },
+      h(
+        'tr',
+        {},
+        ['task', 'n', 'rewards', 'mean', 'pass@1', ...(k > 1 ? [`pass@${k}`, `pass^${k}`] : []), 'errors'].map((t) => h('th', {}, t)),
+      ),
+      summary.tasks.map((t) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, t.taskId),
+          h('td', {}, t.n),
+          h('td', {}, t.rewards.map(fmt).join(' ')),
+          h('td', {}, fmt(t.meanReward)),
+          h('td', {}, fmt(t.passAt1)),
+          k > 1 ? [h('td', {}, fmt(t.passAtK)), h('td', {}, fmt(t.passHatK))] : [],
+          h(
+            'td',
+            {},
+            Object.entries(t.errors)
+              .map(([e, n]) => `${e}×${n}`)
+              .join(' ') || '–',
+          ),
+        ),
+      ),
+    ),
     h('h2', {}, 'Rollouts'),
-    h('table', { 'data-testid': 'rollouts' },
-      h('tr', {}, ['rollout', 'task', 'sample', 'attempt', 'status', 'reward', 'calls', 'error', 'from'].map((t) => h('th', {}, t))),
-      rollouts.map((r) => h('tr', { class: 'clickable', 'data-rollout': r.id, onclick: () => (location.hash = `#/rollout/${enc(r.id)}`) },
-        h('td', {}, h('a', { href: `#/rollout/${enc(r.id)}` }, r.id)), h('td', {}, r.taskId), h('td', {}, r.sampleIndex), h('td', {}, r.attempt),
-        h('td', {}, r.status), h('td', {}, rewardCell(r.reward)), h('td', {}, r.calls), h('td', { class: r.errorType ? 'bad' : '' }, r.errorType ? `${r.errorType}: ${r.errorMessage}` : ''),
-        h('td', {}, r.parent ? `${r.parent.kind} of ${r.parent.rolloutId}${r.parent.atSeq ? ` @${r.parent.atSeq}` : ''}` : '')))),
+    h(
+      'table',
+      { 'data-testid': 'rollouts' },
+      h(
+        'tr',
+        {},
+        ['rollout', 'task', 'sample', 'attempt', 'status', 'reward', 'calls', 'error', 'from'].map((t) => h('th', {}, t)),
+      ),
+      rollouts.map((r) =>
+        h(
+          'tr',
+          { class: 'clickable', 'data-rollout': r.id, onclick: () => (location.hash = `#/rollout/${enc(r.id)}`) },
+          h('td', {}, h('a', { href: `#/rollout/${enc(r.id)}` }, r.id)),
+          h('td', {}, r.taskId),
+          h('td', {}, r.sampleIndex),
+          h('td', {}, r.attempt),
+          h('td', {}, r.status),
+          h('td', {}, rewardCell(r.reward)),
+          h('td', {}, r.calls),
+          h('td', { class: r.errorType ? 'bad' : '' }, r.errorType ? `${r.errorType}: ${r.errorMessage}` : ''),
+          h('td', {}, r.parent ? `${r.parent.kind} of ${r.parent.rolloutId}${r.parent.atSeq ? ` @${r.parent.atSeq}` : ''}` : ''),
+        ),
+      ),
+    ),
   );
   schedule(token, () => showRun(token, runId), run.status === 'running' || rollouts.some((r) => isLive(r.status)));
 }
@@ -110,11 +188,16 @@ async function showRollout(token, rolloutId, seq) {
       h('h1', {}, `Rollout ${rollout.id}`),
       h('div', { id: 'facts' }),
       h('div', { id: 'liveview' }),
-      h('div', { class: 'cols' },
+      h(
+        'div',
+        { class: 'cols' },
         h('section', {}, h('h2', {}, 'Model calls'), h('div', { id: 'timeline' })),
-        h('section', {}, h('h2', {}, 'Call'), h('div', { id: 'detail', class: 'panel' }, h('p', { class: 'muted' }, 'Pick a call on the left.')))),
-      h('h2', {}, 'Artifacts'), h('div', { id: 'artifacts', class: 'panel' }),
-      h('h2', {}, 'Events'), h('div', { id: 'events' }),
+        h('section', {}, h('h2', {}, 'Call'), h('div', { id: 'detail', class: 'panel' }, h('p', { class: 'muted' }, 'Pick a call on the left.'))),
+      ),
+      h('h2', {}, 'Artifacts'),
+      h('div', { id: 'artifacts', class: 'panel' }),
+      h('h2', {}, 'Events'),
+      h('div', { id: 'events' }),
     );
   }
   renderFacts(view);
@@ -122,7 +205,12 @@ async function showRollout(token, rolloutId, seq) {
   renderTimeline(view, seq);
   renderArtifacts(view, firstRender);
   document.getElementById('events').replaceChildren(
-    h('table', {}, view.events.map((e) => h('tr', {}, h('td', { class: 'muted' }, time(e.ts)), h('td', {}, e.kind), h('td', {}, e.message)))));
+    h(
+      'table',
+      {},
+      view.events.map((e) => h('tr', {}, h('td', { class: 'muted' }, time(e.ts)), h('td', {}, e.kind), h('td', {}, e.message))),
+    ),
+  );
   if (seq && rolloutState.seq !== seq) await showCall(rolloutId, seq, view);
   schedule(token, () => showRollout(token, rolloutId, seq), isLive(rollout.status));
 }
@@ -130,21 +218,60 @@ async function showRollout(token, rolloutId, seq) {
 function renderFacts(view) {
   const { rollout: r, run } = view;
   const parent = r.parent
-    ? h('span', { 'data-testid': 'parent' }, `${r.parent.kind} of `, h('a', { href: `#/rollout/${enc(r.parent.rolloutId)}` }, r.parent.rolloutId), r.parent.atSeq ? ` at call ${r.parent.atSeq}` : '')
+    ? h(
+        'span',
+        { 'data-testid': 'parent' },
+        `${r.parent.kind} of `,
+        h('a', { href: `#/rollout/${enc(r.parent.rolloutId)}` }, r.parent.rolloutId),
+        r.parent.atSeq ? ` at call ${r.parent.atSeq}` : '',
+      )
     : '';
   document.getElementById('facts').replaceChildren(
-    h('div', { class: 'facts' },
-      h('span', {}, 'run ', h('a', { href: `#/run/${enc(run.id)}` }, run.id)), h('span', {}, `task ${r.taskId} #${r.sampleIndex} (attempt ${r.attempt})`),
-      h('span', {}, 'status ', h('b', { 'data-testid': 'rollout-status' }, r.status)), h('span', {}, 'reward ', h('b', { 'data-testid': 'reward' }, rewardCell(r.reward))),
-      h('span', {}, `harness ${r.harness}`), h('span', {}, 'model ', run.upstream, ' ', simBadge(run)), parent,
+    h(
+      'div',
+      { class: 'facts' },
+      h('span', {}, 'run ', h('a', { href: `#/run/${enc(run.id)}` }, run.id)),
+      h('span', {}, `task ${r.taskId} #${r.sampleIndex} (attempt ${r.attempt})`),
+      h('span', {}, 'status ', h('b', { 'data-testid': 'rollout-status' }, r.status)),
+      h('span', {}, 'reward ', h('b', { 'data-testid': 'reward' }, rewardCell(r.reward))),
+      h('span', {}, `harness ${r.harness}`),
+      h('span', {}, 'model ', run.upstream, ' ', simBadge(run)),
+      parent,
       r.errorType ? h('span', { class: 'bad', 'data-testid': 'rollout-error' }, `${r.errorType}: ${r.errorMessage}`) : '',
-      Object.keys(r.phases).length ? h('span', { class: 'muted' }, Object.entries(r.phases).map(([p, t]) => `${p} ${ms(t)}`).join(' · ')) : ''),
-    view.children.length ? h('p', { 'data-testid': 'children' }, 'Re-runs of this rollout: ',
-      view.children.map((c) => h('span', {}, h('a', { href: `#/rollout/${enc(c.id)}` }, c.id), ` (${c.parent.kind}${c.parent.atSeq ? ` at call ${c.parent.atSeq}` : ''}, reward ${fmt(c.reward)}) `))) : '',
-    h('p', {},
-      h('button', { 'data-testid': 'replay', onclick: () => startReplay(r.id), disabled: isLive(r.status) }, 'Replay (determinism check)'), ' ',
-      h('span', { id: 'replay-result' }), ' ',
-      h('span', { class: 'muted' }, 'shell into its container (kept by openforge debug): ', h('code', {}, `openforge shell ${r.id}`))),
+      Object.keys(r.phases).length
+        ? h(
+            'span',
+            { class: 'muted' },
+            Object.entries(r.phases)
+              .map(([p, t]) => `${p} ${ms(t)}`)
+              .join(' · '),
+          )
+        : '',
+    ),
+    view.children.length
+      ? h(
+          'p',
+          { 'data-testid': 'children' },
+          'Re-runs of this rollout: ',
+          view.children.map((c) =>
+            h(
+              'span',
+              {},
+              h('a', { href: `#/rollout/${enc(c.id)}` }, c.id),
+              ` (${c.parent.kind}${c.parent.atSeq ? ` at call ${c.parent.atSeq}` : ''}, reward ${fmt(c.reward)}) `,
+            ),
+          ),
+        )
+      : '',
+    h(
+      'p',
+      {},
+      h('button', { 'data-testid': 'replay', onclick: () => startReplay(r.id), disabled: isLive(r.status) }, 'Replay (determinism check)'),
+      ' ',
+      h('span', { id: 'replay-result' }),
+      ' ',
+      h('span', { class: 'muted' }, 'shell into its container (kept by openforge debug): ', h('code', {}, `openforge shell ${r.id}`)),
+    ),
   );
 }
 
@@ -159,22 +286,47 @@ function renderLiveView(view) {
 function renderTimeline(view, selected) {
   const rows = view.calls.map((c) => {
     const tools = c.answer.toolCalls.map((t) => `${t.name}(${t.arguments.length > 80 ? `${t.arguments.slice(0, 80)}…` : t.arguments})`).join(', ');
-    return h('tr', { class: `clickable${c.seq === selected ? ' selected' : ''}`, 'data-seq': c.seq, onclick: () => (location.hash = `#/rollout/${enc(view.rollout.id)}/call/${c.seq}`) },
-      h('td', {}, c.seq), h('td', {}, c.label), h('td', { class: c.status === 200 ? '' : 'bad' }, c.status), h('td', {}, ms(c.durationMs)),
+    return h(
+      'tr',
+      {
+        class: `clickable${c.seq === selected ? ' selected' : ''}`,
+        'data-seq': c.seq,
+        onclick: () => (location.hash = `#/rollout/${enc(view.rollout.id)}/call/${c.seq}`),
+      },
+      h('td', {}, c.seq),
+      h('td', {}, c.label),
+      h('td', { class: c.status === 200 ? '' : 'bad' }, c.status),
+      h('td', {}, ms(c.durationMs)),
       h('td', {}, tools ? h('code', {}, tools) : h('span', {}, c.answer.text.slice(0, 120) || h('span', { class: 'muted' }, c.error ?? '(empty)'))),
-      h('td', { class: 'muted' }, `${c.promptTokens ?? '–'} + ${c.completionTokens ?? '–'}`, c.images ? ` · ${c.images} image(s)` : ''));
+      h('td', { class: 'muted' }, `${c.promptTokens ?? '–'} + ${c.completionTokens ?? '–'}`, c.images ? ` · ${c.images} image(s)` : ''),
+    );
   });
   document.getElementById('timeline').replaceChildren(
-    view.calls.length === 0 ? h('p', { class: 'muted', 'data-testid': 'no-calls' }, 'No model calls recorded (yet).') :
-    h('table', { 'data-testid': 'calls' }, h('tr', {}, ['#', 'label', 'status', 'latency', 'answer', 'tokens'].map((t) => h('th', {}, t))), rows));
+    view.calls.length === 0
+      ? h('p', { class: 'muted', 'data-testid': 'no-calls' }, 'No model calls recorded (yet).')
+      : h(
+          'table',
+          { 'data-testid': 'calls' },
+          h(
+            'tr',
+            {},
+            ['#', 'label', 'status', 'latency', 'answer', 'tokens'].map((t) => h('th', {}, t)),
+          ),
+          rows,
+        ),
+  );
 }
 
 function renderArtifacts(view, firstRender) {
   const box = document.getElementById('artifacts');
   const files = view.artifacts;
-  const links = h('div', { class: 'files', 'data-testid': 'artifacts' },
-    files.length === 0 ? h('span', { class: 'muted' }, `No artifacts in ${view.artifactsDir} (the rollout has not reached collection, or they were removed).`) :
-    files.map((f) => h('a', { 'data-path': f.path, onclick: () => showFile(view.rollout.id, f.path) }, `${f.path} (${f.size} B)`)));
+  const links = h(
+    'div',
+    { class: 'files', 'data-testid': 'artifacts' },
+    files.length === 0
+      ? h('span', { class: 'muted' }, `No artifacts in ${view.artifactsDir} (the rollout has not reached collection, or they were removed).`)
+      : files.map((f) => h('a', { 'data-path': f.path, onclick: () => showFile(view.rollout.id, f.path) }, `${f.path} (${f.size} B)`)),
+  );
   const shown = box.querySelector('pre');
   box.replaceChildren(links, ...(shown && !firstRender ? [box.querySelector('h3'), shown].filter(Boolean) : []));
   if (firstRender) {
@@ -189,7 +341,10 @@ async function showFile(rolloutId, rel) {
     const f = await api(`/api/rollouts/${enc(rolloutId)}/file?path=${enc(rel)}`);
     box.querySelector('h3')?.remove();
     box.querySelector('pre')?.remove();
-    box.append(h('h3', {}, rel, f.truncated ? h('span', { class: 'muted' }, ` (first ${f.text.length} of ${f.size} bytes)`) : ''), h('pre', { 'data-testid': 'file' }, f.text));
+    box.append(
+      h('h3', {}, rel, f.truncated ? h('span', { class: 'muted' }, ` (first ${f.text.length} of ${f.size} bytes)`) : ''),
+      h('pre', { 'data-testid': 'file' }, f.text),
+    );
   } catch (err) {
     box.append(h('p', { class: 'error' }, err.message));
   }
@@ -205,23 +360,51 @@ async function showCall(rolloutId, seq) {
     return detail.replaceChildren(h('p', { class: 'error' }, err.message));
   }
   const t = c.tokens;
-  const tokenSpans = t.tokens.map((tok) => h('span', {
-    class: `tok ${tok.kind}`,
-    title: `id ${tok.id} · ${tok.kind}${tok.kind === 'prompt' ? '' : ` · mask ${tok.kind === 'model' ? 1 : 0}`}${tok.logprob !== undefined ? ` · logprob ${tok.logprob.toFixed(4)}` : ''}`,
-  }, tok.text ?? `${tok.id} `));
+  const tokenSpans = t.tokens.map((tok) =>
+    h(
+      'span',
+      {
+        class: `tok ${tok.kind}`,
+        title: `id ${tok.id} · ${tok.kind}${tok.kind === 'prompt' ? '' : ` · mask ${tok.kind === 'model' ? 1 : 0}`}${tok.logprob !== undefined ? ` · logprob ${tok.logprob.toFixed(4)}` : ''}`,
+      },
+      tok.text ?? `${tok.id} `,
+    ),
+  );
   detail.replaceChildren(
-    h('div', { class: 'facts' }, h('b', { 'data-testid': 'call-seq' }, `call ${c.seq}`), h('span', {}, c.label), h('span', {}, c.protocol), h('span', {}, `status ${c.status}`),
-      h('span', {}, `latency ${ms(c.durationMs)} (first byte ${ms(c.ttfbMs)})`), h('span', {}, `finish ${c.finishReason ?? '–'}`), h('span', { class: 'muted' }, c.upstream)),
+    h(
+      'div',
+      { class: 'facts' },
+      h('b', { 'data-testid': 'call-seq' }, `call ${c.seq}`),
+      h('span', {}, c.label),
+      h('span', {}, c.protocol),
+      h('span', {}, `status ${c.status}`),
+      h('span', {}, `latency ${ms(c.durationMs)} (first byte ${ms(c.ttfbMs)})`),
+      h('span', {}, `finish ${c.finishReason ?? '–'}`),
+      h('span', { class: 'muted' }, c.upstream),
+    ),
     c.error ? h('p', { class: 'error' }, c.error) : '',
     h('h3', {}, seq === 1 ? 'Prompt' : 'Tool results / new messages'),
     h('div', { 'data-testid': 'observations' }, c.newMessages.map(renderMessage)),
-    c.images.length ? [h('h3', {}, 'Screenshots'), c.images.map((src) => h('img', { class: 'shot', src, 'data-testid': 'screenshot', alt: 'image in the request' }))] : '',
+    c.images.length
+      ? [h('h3', {}, 'Screenshots'), c.images.map((src) => h('img', { class: 'shot', src, 'data-testid': 'screenshot', alt: 'image in the request' }))]
+      : '',
     h('h3', {}, 'Answer'),
-    h('div', { 'data-testid': 'answer' }, c.answer.text ? h('pre', {}, c.answer.text) : '', c.answer.toolCalls.map((tc) => h('pre', {}, `${tc.name} ${tc.arguments}`))),
+    h(
+      'div',
+      { 'data-testid': 'answer' },
+      c.answer.text ? h('pre', {}, c.answer.text) : '',
+      c.answer.toolCalls.map((tc) => h('pre', {}, `${tc.name} ${tc.arguments}`)),
+    ),
     h('h3', {}, 'Tokens'),
-    h('p', { class: 'legend' }, h('span', { class: 'tok prompt' }, 'prompt'), h('span', { class: 'tok observation' }, 'observation (mask 0)'), h('span', { class: 'tok model' }, 'model (mask 1)'),
+    h(
+      'p',
+      { class: 'legend' },
+      h('span', { class: 'tok prompt' }, 'prompt'),
+      h('span', { class: 'tok observation' }, 'observation (mask 0)'),
+      h('span', { class: 'tok model' }, 'model (mask 1)'),
       t.segment !== null ? h('span', { class: 'muted' }, `sample segment ${t.segment}`) : h('span', { class: 'muted' }, t.excluded ?? ''),
-      t.decoded ? '' : h('span', { class: 'muted' }, 'token ids shown: the run did not use the sim tokenizer')),
+      t.decoded ? '' : h('span', { class: 'muted' }, 'token ids shown: the run did not use the sim tokenizer'),
+    ),
     h('div', { class: 'tokens', 'data-testid': 'tokens' }, tokenSpans),
     h('details', {}, h('summary', {}, 'Raw request'), h('pre', {}, JSON.stringify(c.request, null, 2))),
     h('details', {}, h('summary', {}, 'Raw response'), h('pre', {}, JSON.stringify(c.response, null, 2))),
@@ -231,10 +414,24 @@ async function showCall(rolloutId, seq) {
 }
 
 function renderMessage(m) {
-  const content = typeof m.content === 'string' ? m.content : Array.isArray(m.content)
-    ? m.content.map((p) => (typeof p.text === 'string' ? p.text : p.type === 'image_url' || p.type === 'image' || p.type === 'input_image' ? '[image]' : JSON.stringify(p))).join('')
-    : m.content === undefined || m.content === null ? '' : JSON.stringify(m.content);
-  return h('div', { class: 'msg' }, h('div', { class: 'role' }, m.role ?? m.type ?? '?', m.name ? ` (${m.name})` : ''), h('pre', {}, content || JSON.stringify(m)));
+  const content =
+    typeof m.content === 'string'
+      ? m.content
+      : Array.isArray(m.content)
+        ? m.content
+            .map((p) =>
+              typeof p.text === 'string' ? p.text : p.type === 'image_url' || p.type === 'image' || p.type === 'input_image' ? '[image]' : JSON.stringify(p),
+            )
+            .join('')
+        : m.content === undefined || m.content === null
+          ? ''
+          : JSON.stringify(m.content);
+  return h(
+    'div',
+    { class: 'msg' },
+    h('div', { class: 'role' }, m.role ?? m.type ?? '?', m.name ? ` (${m.name})` : ''),
+    h('pre', {}, content || JSON.stringify(m)),
+  );
 }
 
 // ── replay and fork ──────────────────────────────────────────────────
@@ -255,9 +452,11 @@ async function startReplay(rolloutId) {
       if (j.status === 'failed') return out.replaceChildren(h('span', { class: 'error', 'data-testid': 'replay-verdict' }, `replay failed: ${j.error}`));
       const r = j.result;
       out.replaceChildren(
-        h('b', { class: r.identical ? 'ok' : 'bad', 'data-testid': 'replay-verdict' }, r.identical ? 'identical' : 'different'), ' ',
+        h('b', { class: r.identical ? 'ok' : 'bad', 'data-testid': 'replay-verdict' }, r.identical ? 'identical' : 'different'),
+        ' ',
         h('a', { href: `#/rollout/${enc(r.rolloutId)}` }, r.rolloutId),
-        r.differences.length ? h('pre', {}, r.differences.join('\n')) : '');
+        r.differences.length ? h('pre', {}, r.differences.join('\n')) : '',
+      );
     });
   } catch (err) {
     out.replaceChildren(h('span', { class: 'error', 'data-testid': 'replay-verdict' }, err.message));
@@ -266,32 +465,64 @@ async function startReplay(rolloutId) {
 
 function forkEditor(rolloutId, seq, fork) {
   const area = h('textarea', { 'data-testid': 'fork-answer', spellcheck: 'false' }, JSON.stringify(fork.answer, null, 2));
-  const upstream = h('input', { type: 'text', 'data-testid': 'fork-upstream', size: 36, placeholder: 'default: the run\'s upstream' });
-  const modelName = h('input', { type: 'text', 'data-testid': 'fork-model-name', size: 14, placeholder: 'the run\'s' });
+  const upstream = h('input', { type: 'text', 'data-testid': 'fork-upstream', size: 36, placeholder: "default: the run's upstream" });
+  const modelName = h('input', { type: 'text', 'data-testid': 'fork-model-name', size: 14, placeholder: "the run's" });
   const out = h('div', { 'data-testid': 'fork-result' });
-  const button = h('button', { 'data-testid': 'fork-run', onclick: async () => {
-    button.disabled = true;
-    out.replaceChildren(h('span', { class: 'muted' }, 'forking…'));
-    try {
-      const job = await api(`/api/rollouts/${enc(rolloutId)}/fork`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ at: seq, answer: area.value, ...(upstream.value.trim() ? { upstream: upstream.value.trim() } : {}), ...(modelName.value.trim() ? { modelName: modelName.value.trim() } : {}) }),
-      });
-      await waitJob(job, (j) => {
-        if (j.status === 'failed') return out.replaceChildren(h('p', { class: 'error' }, `fork failed: ${j.error}`));
-        out.replaceChildren(h('p', {}, 'fork ', h('a', { href: `#/rollout/${enc(j.result.rolloutId)}`, 'data-testid': 'fork-link' }, j.result.rolloutId), ` · reward ${fmt(j.result.reward)}`));
-      });
-    } catch (err) {
-      out.replaceChildren(h('p', { class: 'error', 'data-testid': 'fork-error' }, err.message));
-    } finally {
-      button.disabled = false;
-    }
-  } }, `Fork at call ${seq}`);
-  return h('details', { 'data-testid': 'fork' }, h('summary', {}, `Fork here: replay calls 1–${seq - 1}, answer call ${seq} with an edited answer, continue with a model`),
-    h('p', { class: 'muted' }, `Write ${fork.shape}.`), area,
+  const button = h(
+    'button',
+    {
+      'data-testid': 'fork-run',
+      onclick: async () => {
+        button.disabled = true;
+        out.replaceChildren(h('span', { class: 'muted' }, 'forking…'));
+        try {
+          const job = await api(`/api/rollouts/${enc(rolloutId)}/fork`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              at: seq,
+              answer: area.value,
+              ...(upstream.value.trim() ? { upstream: upstream.value.trim() } : {}),
+              ...(modelName.value.trim() ? { modelName: modelName.value.trim() } : {}),
+            }),
+          });
+          await waitJob(job, (j) => {
+            if (j.status === 'failed') return out.replaceChildren(h('p', { class: 'error' }, `fork failed: ${j.error}`));
+            out.replaceChildren(
+              h(
+                'p',
+                {},
+                'fork ',
+                h('a', { href: `#/rollout/${enc(j.result.rolloutId)}`, 'data-testid': 'fork-link' }, j.result.rolloutId),
+                ` · reward ${fmt(j.result.reward)}`,
+              ),
+            );
+          });
+        } catch (err) {
+          out.replaceChildren(h('p', { class: 'error', 'data-testid': 'fork-error' }, err.message));
+        } finally {
+          button.disabled = false;
+        }
+      },
+    },
+    `Fork at call ${seq}`,
+  );
+  return h(
+    'details',
+    { 'data-testid': 'fork' },
+    h('summary', {}, `Fork here: replay calls 1–${seq - 1}, answer call ${seq} with an edited answer, continue with a model`),
+    h('p', { class: 'muted' }, `Write ${fork.shape}.`),
+    area,
     h('p', {}, 'then continue with ', upstream, ' model name ', modelName, ' ', button),
-    h('p', { class: 'muted' }, 'Upstream: sim:oracle, sim:noisy:<p>, or the base URL of an OpenAI-compatible server such as http://127.0.0.1:8000/v1 (your vLLM). Calls 1–', String(seq), ' are answered by the proxy from the record and your edit; every later call goes to that upstream.'),
-    out);
+    h(
+      'p',
+      { class: 'muted' },
+      'Upstream: sim:oracle, sim:noisy:<p>, or the base URL of an OpenAI-compatible server such as http://127.0.0.1:8000/v1 (your vLLM). Calls 1–',
+      String(seq),
+      ' are answered by the proxy from the record and your edit; every later call goes to that upstream.',
+    ),
+    out,
+  );
 }
 
 // ── router ───────────────────────────────────────────────────────────

@@ -19,11 +19,7 @@ export function presentedSecret(pathSecret: string | undefined, headers: Incomin
   return undefined;
 }
 
-export function authenticate(
-  sessions: SessionResolver,
-  pathSecret: string | undefined,
-  headers: IncomingHttpHeaders,
-): ProxySession {
+export function authenticate(sessions: SessionResolver, pathSecret: string | undefined, headers: IncomingHttpHeaders): ProxySession {
   const secret = presentedSecret(pathSecret, headers);
   if (secret === undefined) {
     throw new ProxyHttpError(

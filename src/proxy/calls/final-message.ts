@@ -17,7 +17,13 @@ export interface FinalMessage {
  * harness's own protocol (whole or streamed), which every harness takes as the end of the episode. The
  * record carries no tokens and the error, so the call never reaches a training sample.
  */
-export async function answerFinalMessage(call: PreparedCall, final: FinalMessage, res: ServerResponse, keepaliveMs: number, elapsedMs: () => number): Promise<CallOutcome> {
+export async function answerFinalMessage(
+  call: PreparedCall,
+  final: FinalMessage,
+  res: ServerResponse,
+  keepaliveMs: number,
+  elapsedMs: () => number,
+): Promise<CallOutcome> {
   const { text, error, upstream } = final;
   const base = { id: `chatcmpl-openforge-final-${Date.now()}`, created: Math.floor(Date.now() / 1000), model: call.model };
   if (!call.stream) {
@@ -33,10 +39,18 @@ export async function answerFinalMessage(call: PreparedCall, final: FinalMessage
   const translator = call.streamTranslator();
   const writer = new SseWriter(res, keepaliveMs);
   try {
-    const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, ...choice }], ...extra }) as ChatBody;
+    const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, ...choice }], ...extra }) as ChatBody;
     await writer.write(translator.push(chunk({ delta: { role: 'assistant', content: text }, finish_reason: null })));
     await writer.write(translator.push(chunk({ delta: {}, finish_reason: 'stop' })));
-    await writer.write(translator.push({ ...base, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } } as ChatBody));
+    await writer.write(
+      translator.push({
+        ...base,
+        object: 'chat.completion.chunk',
+        choices: [],
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      } as ChatBody),
+    );
     await writer.write(translator.end());
   } finally {
     writer.end();

@@ -70,7 +70,14 @@ export function modelCallHandler(deps: ModelCallDeps, protocol: Endpoint) {
  * for its model for seconds. Only what the answer and the record need crosses the wait, never the
  * parsed request (the young-generation GC would copy its texts at every pass).
  */
-function serveCall(deps: ModelCallDeps, protocol: Endpoint, session: ProxySession, seq: number | Promise<number>, body: JsonBody, res: ServerResponse): Promise<void> {
+function serveCall(
+  deps: ModelCallDeps,
+  protocol: Endpoint,
+  session: ProxySession,
+  seq: number | Promise<number>,
+  body: JsonBody,
+  res: ServerResponse,
+): Promise<void> {
   const startedAt = Date.now();
   const t0 = performance.now();
   const elapsedMs = () => performance.now() - t0;
@@ -144,7 +151,13 @@ function forward(
   if (isPolicy && session.script && session.endAfterScript) {
     return answerBeyondScript(call, deps.scripts.arrived(session.secret), session.script.length, res, deps.keepaliveMs, elapsedMs);
   }
-  const translator: AnswerTranslator = { stream: call.stream, translateResponse: call.translateResponse, answerFromBytes: call.answerFromBytes, streamTranslator: call.streamTranslator, streamCut: call.streamCut };
+  const translator: AnswerTranslator = {
+    stream: call.stream,
+    translateResponse: call.translateResponse,
+    answerFromBytes: call.answerFromBytes,
+    streamTranslator: call.streamTranslator,
+    streamCut: call.streamCut,
+  };
   const source = call.upstreamRequestIsBody ? body.bytes : undefined;
   const sent = deps.pool.postChat(call.upstreamRequest, session, signal, body.bytes && againFrom(protocol, body.bytes), source);
   return answerFromUpstream(deps, protocol, translator, sent, res, signal, elapsedMs);
@@ -189,14 +202,7 @@ async function answerFromUpstream(
   return answerWhole(protocol, translator, upstream, res, signal, elapsedMs);
 }
 
-function failure(
-  protocol: Endpoint,
-  err: unknown,
-  res: ServerResponse,
-  signal: CallSignal,
-  upstream: string,
-  elapsedMs: () => number,
-): CallOutcome {
+function failure(protocol: Endpoint, err: unknown, res: ServerResponse, signal: CallSignal, upstream: string, elapsedMs: () => number): CallOutcome {
   if (signal.aborted) {
     return { status: CLIENT_CLOSED_REQUEST, response: null, error: 'client disconnected', ttfbMs: null, tokens: null, upstream };
   }

@@ -36,7 +36,14 @@ export class ScriptCursor {
  * Answers a policy call past the end of a replay's script: the recorded episode made fewer calls, so
  * there is no answer to play back. A final message ends the episode; the record names the overrun.
  */
-export function answerBeyondScript(call: PreparedCall, callNumber: number, scriptLength: number, res: ServerResponse, keepaliveMs: number, elapsedMs: () => number): Promise<CallOutcome> {
+export function answerBeyondScript(
+  call: PreparedCall,
+  callNumber: number,
+  scriptLength: number,
+  res: ServerResponse,
+  keepaliveMs: number,
+  elapsedMs: () => number,
+): Promise<CallOutcome> {
   return answerFinalMessage(
     call,
     {
@@ -54,7 +61,14 @@ export function answerBeyondScript(call: PreparedCall, callNumber: number, scrip
  * Serves a scripted answer to a policy call in the harness's own protocol, whole or streamed, as if
  * the upstream had generated it: the same translators turn it into what the harness expects.
  */
-export async function answerScripted(call: PreparedCall, answer: ScriptedAnswer, requestBody: unknown, res: ServerResponse, keepaliveMs: number, elapsedMs: () => number): Promise<CallOutcome> {
+export async function answerScripted(
+  call: PreparedCall,
+  answer: ScriptedAnswer,
+  requestBody: unknown,
+  res: ServerResponse,
+  keepaliveMs: number,
+  elapsedMs: () => number,
+): Promise<CallOutcome> {
   const tokens = answer.tokensFor(requestBody) ?? noTokens(answer);
   const finishReason = answer.message.tool_calls?.length ? 'tool_calls' : 'stop';
   const usage: ChatUsage = {
@@ -78,7 +92,11 @@ export async function answerScripted(call: PreparedCall, answer: ScriptedAnswer,
   const writer = new SseWriter(res, keepaliveMs);
   let ttfbMs: number | null = null;
   try {
-    const chunk = (choice: Record<string, unknown>): ChatBody => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, finish_reason: null, ...choice }] });
+    const chunk = (choice: Record<string, unknown>): ChatBody => ({
+      ...base,
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, finish_reason: null, ...choice }],
+    });
     const chunks = deltas(answer.message).map((delta) => chunk({ delta }));
     chunks.push(chunk({ delta: {}, finish_reason: finishReason }), { ...base, object: 'chat.completion.chunk', choices: [], usage });
     for (const c of chunks) {
@@ -103,5 +121,11 @@ function deltas(message: ScriptedMessage): Record<string, unknown>[] {
 }
 
 function noTokens(answer: ScriptedAnswer): CapturedTokens {
-  return { promptTokenIds: null, completionTokenIds: null, logprobs: null, finishReason: answer.message.tool_calls?.length ? 'tool_calls' : 'stop', missingTokenIds: true };
+  return {
+    promptTokenIds: null,
+    completionTokenIds: null,
+    logprobs: null,
+    finishReason: answer.message.tool_calls?.length ? 'tool_calls' : 'stop',
+    missingTokenIds: true,
+  };
 }

@@ -66,15 +66,22 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
       control.post('/rollouts/:rollout_id/reward', async (request) => {
         const { rollout_id: rolloutId } = request.params as { rollout_id: string };
         if (!deps.grades) {
-          throw new ProxyHttpError(404, 'this proxy\'s rollouts are graded by the orchestrator that runs them', 'not_found_error', 'no_grades');
+          throw new ProxyHttpError(404, "this proxy's rollouts are graded by the orchestrator that runs them", 'not_found_error', 'no_grades');
         }
         const body = objectBody(request.body);
         const reward = body.reward;
-        if (typeof reward !== 'number' || !Number.isFinite(reward)) throw badRequest(`reward: expected a number, got ${reward === undefined ? 'nothing' : shown(reward)}`);
+        if (typeof reward !== 'number' || !Number.isFinite(reward))
+          throw badRequest(`reward: expected a number, got ${reward === undefined ? 'nothing' : shown(reward)}`);
         const details = body.details ?? null;
-        if (details !== null && (typeof details !== 'object' || Array.isArray(details))) throw badRequest(`details: expected a JSON object, got ${shown(details)}`);
+        if (details !== null && (typeof details !== 'object' || Array.isArray(details)))
+          throw badRequest(`details: expected a JSON object, got ${shown(details)}`);
         if (!(await deps.grades.setReward(rolloutId, reward, details))) {
-          throw new ProxyHttpError(404, `rollout ${rolloutId} is not one of this proxy's: no session was created for it and no call of it recorded`, 'not_found_error', 'unknown_rollout');
+          throw new ProxyHttpError(
+            404,
+            `rollout ${rolloutId} is not one of this proxy's: no session was created for it and no call of it recorded`,
+            'not_found_error',
+            'unknown_rollout',
+          );
         }
         return { rollout_id: rolloutId, reward };
       });

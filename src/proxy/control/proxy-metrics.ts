@@ -106,9 +106,21 @@ export class ProxyMetrics {
       },
     });
     gauge(registers, 'openforge_proxy_calls_in_flight', 'Model calls being answered now', state.inFlight);
-    gauge(registers, 'openforge_proxy_paused', '1 while model calls are refused for a weight update (/control/pause), else 0', () => (state.paused() ? 1 : 0), 'max');
+    gauge(
+      registers,
+      'openforge_proxy_paused',
+      '1 while model calls are refused for a weight update (/control/pause), else 0',
+      () => (state.paused() ? 1 : 0),
+      'max',
+    );
     gauge(registers, 'openforge_proxy_records_pending', 'Recorded calls handed to the store and not yet written', state.pendingRecords);
-    gauge(registers, 'openforge_proxy_serving_thread_busy_ratio', 'How busy the thread serving calls was over the last window (0 to 1); at 0.9 and above calls queue for it', () => state.servingThreadBusy() ?? 0, 'first');
+    gauge(
+      registers,
+      'openforge_proxy_serving_thread_busy_ratio',
+      'How busy the thread serving calls was over the last window (0 to 1); at 0.9 and above calls queue for it',
+      () => state.servingThreadBusy() ?? 0,
+      'first',
+    );
     gauge(registers, 'process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss(), 'first');
     gauge(registers, 'nodejs_heap_used_bytes', 'V8 heap in use in bytes', () => process.memoryUsage().heapUsed, 'first');
     new Counter({

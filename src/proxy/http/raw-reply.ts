@@ -1,12 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 /** Writes a whole JSON answer on a hijacked response (not if the client is gone); returns the JSON text. */
-export function writeJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): string {
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): string {
   const text = JSON.stringify(body);
   writeBody(res, status, text, Buffer.byteLength(text), headers);
   return text;

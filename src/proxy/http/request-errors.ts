@@ -35,7 +35,11 @@ export function installRequestErrors(app: FastifyInstance, bodyLimitBytes: numbe
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBodyFor(request.url)(`unknown route: ${request.method} ${request.url.replace(/^\/s\/[^/]+/, '/s/<secret>')}`, 'not_found_error', 'unknown_route')),
+    reply
+      .code(404)
+      .send(
+        errorBodyFor(request.url)(`unknown route: ${request.method} ${request.url.replace(/^\/s\/[^/]+/, '/s/<secret>')}`, 'not_found_error', 'unknown_route'),
+      ),
   );
 }
 

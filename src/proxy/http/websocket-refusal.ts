@@ -19,6 +19,9 @@ export function refuseWebSocketUpgrades(app: FastifyInstance): void {
     }
     const message = 'the proxy serves no WebSockets: send the request as an HTTP POST (server-sent events for streams)';
     // answered here, so `done` is not called: fastify runs nothing more for this request
-    reply.code(426).header('connection', 'close').send(openAIErrorBody(message, 'invalid_request_error', 'websocket_not_supported'));
+    reply
+      .code(426)
+      .header('connection', 'close')
+      .send(openAIErrorBody(message, 'invalid_request_error', 'websocket_not_supported'));
   });
 }

@@ -28,6 +28,7 @@ export function endpoints(): Endpoint[] {
 /** How the named protocol's recorded calls read; a record of a protocol this process does not know is an error that names it. */
 export function protocolRecords(name: string): ProtocolRecords {
   const protocol = PROTOCOLS.get(name);
-  if (!protocol) throw new UserError(`a recorded call speaks protocol "${name}", which this build does not know`, `known protocols: ${[...PROTOCOLS.keys()].join(', ')}`);
+  if (!protocol)
+    throw new UserError(`a recorded call speaks protocol "${name}", which this build does not know`, `known protocols: ${[...PROTOCOLS.keys()].join(', ')}`);
   return protocol.records;
 }

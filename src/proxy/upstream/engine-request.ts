@@ -14,11 +14,7 @@ const TOKEN_ID_FIELDS: Record<UpstreamKind, Record<string, true>> = {
  * The body actually sent upstream: the protocol's Chat Completions request plus token capture
  * (ids, logprobs, usage in streams) and the run's forced sampling settings.
  */
-export function upstreamBody(
-  request: ChatRequestBody,
-  kind: UpstreamKind,
-  sampling: ForcedSampling | undefined,
-): ChatRequestBody {
+export function upstreamBody(request: ChatRequestBody, kind: UpstreamKind, sampling: ForcedSampling | undefined): ChatRequestBody {
   const body: ChatRequestBody = { ...request, ...TOKEN_ID_FIELDS[kind], logprobs: true };
   if (request.stream === true) {
     const clientOptions = typeof request.stream_options === 'object' ? request.stream_options : {};
@@ -39,12 +35,7 @@ export function upstreamBody(
  * UTF-8: the caller serialises instead (invalid bytes reached the parsed request as U+FFFD, so
  * they must not pass).
  */
-export function upstreamBodyBytes(
-  request: ChatRequestBody,
-  source: Buffer,
-  kind: UpstreamKind,
-  sampling: ForcedSampling | undefined,
-): Buffer[] | undefined {
+export function upstreamBodyBytes(request: ChatRequestBody, source: Buffer, kind: UpstreamKind, sampling: ForcedSampling | undefined): Buffer[] | undefined {
   if (!isUtf8(source)) return undefined;
   const members = topLevelMembers(source);
   if (!members) return undefined;

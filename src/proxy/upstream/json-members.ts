@@ -4,7 +4,21 @@
  * other byte through as it came.
  */
 
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, isSpace, skipSpace } from '../../engine-wire/json-bytes.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  MINUS,
+  NINE,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  ZERO,
+  isSpace,
+  skipSpace,
+} from '../../engine-wire/json-bytes.js';
 
 const DOT = 0x2e;
 const PLUS = 0x2b;
@@ -121,7 +135,7 @@ export function valueEnd(bytes: Uint8Array, i: number): number {
   }
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
     let depth = 0;
-    for (let j = i, n = bytes.length; j < n; ) {
+    for (let j = i, n = bytes.length; j < n;) {
       const role = BYTE_ROLE[bytes[j] as number];
       if (role === STRING) {
         j = stringEnd(bytes, j);

@@ -4,10 +4,7 @@ export function upstreamErrorMessage(status: number, text: string): string {
   try {
     const body = JSON.parse(text) as Record<string, unknown> | null;
     const error = body?.error;
-    message =
-      (typeof error === 'object' && error !== null ? (error as Record<string, unknown>).message : error) ??
-      body?.message ??
-      body?.detail;
+    message = (typeof error === 'object' && error !== null ? (error as Record<string, unknown>).message : error) ?? body?.message ?? body?.detail;
   } catch {
     message = text.trim();
   }

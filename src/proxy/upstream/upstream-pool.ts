@@ -23,8 +23,7 @@ interface Target {
 
 /** A 2xx answer whose body is still unread, or a final failure status after retries. */
 export type UpstreamAnswer =
-  | { ok: true; upstream: string; response: IncomingMessage }
-  | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
+  { ok: true; upstream: string; response: IncomingMessage } | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
 
 /** Told of each failed attempt that is tried again, and of replicas leaving and rejoining routing. */
 export interface UpstreamEvents {
@@ -63,10 +62,14 @@ export class UpstreamPool {
     });
     const urlOf = (index: number) => (this.targets[index] as Target).config.url;
     const { events } = options;
-    this.health = new ReplicaHealth(this.targets.length, { ...DEFAULT_EJECTION, ...options.ejection }, {
-      ejected: (index, forMs, failures) => events?.upstreamEjected(urlOf(index), forMs, failures),
-      restored: (index) => events?.upstreamRestored(urlOf(index)),
-    });
+    this.health = new ReplicaHealth(
+      this.targets.length,
+      { ...DEFAULT_EJECTION, ...options.ejection },
+      {
+        ejected: (index, forMs, failures) => events?.upstreamEjected(urlOf(index), forMs, failures),
+        restored: (index) => events?.upstreamRestored(urlOf(index)),
+      },
+    );
     this.events = events;
   }
 
@@ -82,13 +85,7 @@ export class UpstreamPool {
    * With `source`, the bytes `request` was parsed from (every request `again` returns too), the body
    * sent is those bytes with the proxy's fields set in front (`upstreamBodyBytes`).
    */
-  postChat(
-    request: ChatRequestBody,
-    session: ProxySession,
-    signal: CallSignal,
-    again?: () => ChatRequestBody,
-    source?: Buffer,
-  ): Promise<UpstreamAnswer> {
+  postChat(request: ChatRequestBody, session: ProxySession, signal: CallSignal, again?: () => ChatRequestBody, source?: Buffer): Promise<UpstreamAnswer> {
     const stream = request.stream === true;
     // No closure here may see `request` itself, or it would live with the call.
     let unsent: ChatRequestBody | undefined = request;
@@ -164,11 +161,7 @@ export class UpstreamPool {
     }
   }
 
-  private async send(
-    session: ProxySession,
-    signal: CallSignal,
-    build: (target: Target) => HttpRequest,
-  ): Promise<UpstreamAnswer> {
+  private async send(session: ProxySession, signal: CallSignal, build: (target: Target) => HttpRequest): Promise<UpstreamAnswer> {
     const sticky = stickyIndex(session.rolloutId, this.targets.length);
     let index = this.health.pick(sticky);
     for (let attempt = 1; ; attempt++) {
@@ -210,12 +203,7 @@ function unreachable(target: Target, err: unknown): unknown {
   if (err instanceof UpstreamTimeoutError) {
     return new ProxyHttpError(504, `upstream ${target.config.url} timed out: ${err.message}`, 'upstream_error', 'upstream_timeout');
   }
-  return new ProxyHttpError(
-    502,
-    `upstream ${target.config.url} unreachable: ${errorMessage(err)}`,
-    'upstream_error',
-    'upstream_unreachable',
-  );
+  return new ProxyHttpError(502, `upstream ${target.config.url} unreachable: ${errorMessage(err)}`, 'upstream_error', 'upstream_unreachable');
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

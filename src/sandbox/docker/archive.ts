@@ -55,7 +55,8 @@ function walk(dir: string, prefix: string, within: string | undefined, ancestors
       const st = statSync(target);
       isDir = st.isDirectory();
       isFile = st.isFile();
-      if (isDir && ancestors.has(target)) throw new UserError(`${full} is a symbolic link to ${target}, a folder that contains it (a loop)`, 'link to a sibling folder instead');
+      if (isDir && ancestors.has(target))
+        throw new UserError(`${full} is a symbolic link to ${target}, a folder that contains it (a loop)`, 'link to a sibling folder instead');
     }
     if (isDir) {
       const real = realpathSync(full);

@@ -81,11 +81,14 @@ export class DockerSandbox implements Sandbox {
     let hostTimedOut = false;
     await new Promise<void>((resolve, reject) => {
       const guard = timeoutSec
-        ? setTimeout(() => {
-            hostTimedOut = true;
-            stream.destroy();
-            resolve();
-          }, timeoutSec * 1000 + HOST_GRACE_MS)
+        ? setTimeout(
+            () => {
+              hostTimedOut = true;
+              stream.destroy();
+              resolve();
+            },
+            timeoutSec * 1000 + HOST_GRACE_MS,
+          )
         : undefined;
       const finish = (err?: Error) => {
         if (guard) clearTimeout(guard);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { UserError } from '../../util/errors.js';
 
 const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
-const HINT = 'pass a readable PEM bundle of -----BEGIN CERTIFICATE----- blocks (the host\'s system trust store is one), or unset OPENFORGE_EXTRA_CA';
+const HINT = "pass a readable PEM bundle of -----BEGIN CERTIFICATE----- blocks (the host's system trust store is one), or unset OPENFORGE_EXTRA_CA";
 
 /**
  * The extra CA bundle (--extra-ca / OPENFORGE_EXTRA_CA), read once and checked when the builder is made:

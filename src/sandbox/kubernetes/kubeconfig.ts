@@ -10,7 +10,10 @@ export function loadKubeConfig(settings: Pick<KubernetesSection, 'kubeconfig' | 
   const file = settings.kubeconfig ?? process.env.KUBECONFIG?.split(path.delimiter).find(Boolean) ?? path.join(os.homedir(), '.kube', 'config');
   const key = settings.kubeconfig ? 'kubernetes.kubeconfig' : process.env.KUBECONFIG ? '$KUBECONFIG' : 'the default kubeconfig';
   if (!existsSync(file)) {
-    throw new UserError(`${key}: ${file} does not exist`, 'set kubernetes.kubeconfig (or $KUBECONFIG) to your cluster\'s kubeconfig, e.g. `kind get kubeconfig --name openforge > kind.kubeconfig`');
+    throw new UserError(
+      `${key}: ${file} does not exist`,
+      "set kubernetes.kubeconfig (or $KUBECONFIG) to your cluster's kubeconfig, e.g. `kind get kubeconfig --name openforge > kind.kubeconfig`",
+    );
   }
   const kc = new KubeConfig();
   try {
@@ -21,7 +24,10 @@ export function loadKubeConfig(settings: Pick<KubernetesSection, 'kubeconfig' | 
   const contexts = kc.getContexts().map((c) => c.name);
   if (settings.context) {
     if (!contexts.includes(settings.context)) {
-      throw new UserError(`kubernetes.context: no context "${settings.context}" in ${file}`, contexts.length ? `use one of: ${contexts.join(', ')}` : 'the file defines no contexts');
+      throw new UserError(
+        `kubernetes.context: no context "${settings.context}" in ${file}`,
+        contexts.length ? `use one of: ${contexts.join(', ')}` : 'the file defines no contexts',
+      );
     }
     kc.setCurrentContext(settings.context);
   } else if (!kc.getCurrentContext() || !contexts.includes(kc.getCurrentContext())) {

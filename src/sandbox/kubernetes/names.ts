@@ -14,7 +14,11 @@ function shortHash(text: string): string {
 
 /** An RFC 1123 label (pod, ConfigMap, NetworkPolicy names): lower-case alphanumerics and '-', ≤ 63. */
 export function dnsLabel(prefix: string, id: string): string {
-  const clean = `${prefix}-${id}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '');
+  const clean = `${prefix}-${id}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '');
   if (clean === `${prefix}-${id}` && clean.length <= DNS_LABEL_MAX) return clean;
   return `${clean.slice(0, DNS_LABEL_MAX - 9).replace(/-$/, '')}-${shortHash(id)}`;
 }

@@ -17,7 +17,14 @@ export type PodFailureReason =
   | 'ContainerExited'
   | 'Deleted';
 
-const WAITING_FAILURES = new Set<string>(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CrashLoopBackOff', 'CreateContainerConfigError', 'CreateContainerError']);
+const WAITING_FAILURES = new Set<string>([
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+]);
 const IMAGE_REASONS = new Set<string>(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName']);
 
 /** A typed pod failure: OOMKilled counts as the rollout's oom_killed, everything else as infrastructure. */
@@ -35,18 +42,26 @@ export class PodFailure extends RolloutError {
 export function podFailure(pod: V1Pod): PodFailure | undefined {
   const status = pod.status ?? {};
   if (status.reason === 'DeadlineExceeded') {
-    return new PodFailure('DeadlineExceeded', `the pod ran past its activeDeadlineSeconds (${pod.spec?.activeDeadlineSeconds ?? '?'} s, the sandbox lifetime) and was stopped`);
+    return new PodFailure(
+      'DeadlineExceeded',
+      `the pod ran past its activeDeadlineSeconds (${pod.spec?.activeDeadlineSeconds ?? '?'} s, the sandbox lifetime) and was stopped`,
+    );
   }
   if (status.reason === 'Evicted') return new PodFailure('Evicted', status.message ?? 'the node evicted the pod');
   const scheduled = status.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
-    return new PodFailure('Unschedulable', `${scheduled.message ?? 'no node fits the pod'} (lower kubernetes.resources or max_pods, or check node_selector / tolerations / runtime_class)`);
+    return new PodFailure(
+      'Unschedulable',
+      `${scheduled.message ?? 'no node fits the pod'} (lower kubernetes.resources or max_pods, or check node_selector / tolerations / runtime_class)`,
+    );
   }
   const containers: V1ContainerStatus[] = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
   for (const c of containers) {
     const waiting = c.state?.waiting;
     if (waiting?.reason && WAITING_FAILURES.has(waiting.reason)) {
-      const hint = IMAGE_REASONS.has(waiting.reason) ? ' (push it with `openforge images push --registry <kubernetes.images.registry>`, and check images.pull_secrets)' : '';
+      const hint = IMAGE_REASONS.has(waiting.reason)
+        ? ' (push it with `openforge images push --registry <kubernetes.images.registry>`, and check images.pull_secrets)'
+        : '';
       return new PodFailure(waiting.reason as PodFailureReason, `container ${c.name}, image ${c.image}: ${waiting.message ?? waiting.reason}${hint}`);
     }
     const terminated = c.state?.terminated ?? c.lastState?.terminated;
@@ -57,10 +72,14 @@ export function podFailure(pod: V1Pod): PodFailure | undefined {
       return new PodFailure('ContainerExited', `the rollout container ended (${terminated!.reason ?? 'exit'} ${terminated!.exitCode})`);
     }
     if (terminated && terminated.exitCode !== 0 && status.phase === 'Failed') {
-      return new PodFailure('ContainerExited', `container ${c.name} failed (${terminated.reason ?? 'exit'} ${terminated.exitCode}): ${terminated.message ?? ''}`.trim());
+      return new PodFailure(
+        'ContainerExited',
+        `container ${c.name} failed (${terminated.reason ?? 'exit'} ${terminated.exitCode}): ${terminated.message ?? ''}`.trim(),
+      );
     }
   }
-  if (status.phase === 'Failed' || status.phase === 'Succeeded') return new PodFailure('ContainerExited', `the pod is ${status.phase}${status.message ? `: ${status.message}` : ''}`);
+  if (status.phase === 'Failed' || status.phase === 'Succeeded')
+    return new PodFailure('ContainerExited', `the pod is ${status.phase}${status.message ? `: ${status.message}` : ''}`);
   return undefined;
 }
 

@@ -20,12 +20,7 @@ const LIFETIME_GRACE_SEC = 30;
  * lifetime), no service-account token, capabilities dropped, requests/limits set, labelled by run and
  * rollout and owned by the run's ConfigMap.
  */
-export function rolloutPod(opts: {
-  spec: SandboxSpec;
-  settings: KubernetesSection;
-  owner: string;
-  ownerReference?: V1OwnerReference;
-}): V1Pod {
+export function rolloutPod(opts: { spec: SandboxSpec; settings: KubernetesSection; owner: string; ownerReference?: V1OwnerReference }): V1Pod {
   const { spec, settings } = opts;
   const lifetime = Math.ceil(spec.lifetimeSec);
   const pullPolicy = settings.images.pull_policy;
@@ -83,7 +78,9 @@ export function rolloutPod(opts: {
       imagePullSecrets: settings.images.pull_secrets.length ? settings.images.pull_secrets.map((name) => ({ name })) : undefined,
       securityContext: {
         seccompProfile: { type: 'RuntimeDefault' },
-        ...(settings.run_as_user ? { runAsNonRoot: true, runAsUser: settings.run_as_user, runAsGroup: settings.run_as_user, fsGroup: settings.run_as_user } : {}),
+        ...(settings.run_as_user
+          ? { runAsNonRoot: true, runAsUser: settings.run_as_user, runAsGroup: settings.run_as_user, fsGroup: settings.run_as_user }
+          : {}),
       },
       initContainers: initContainers.length ? initContainers : undefined,
       containers: [

@@ -78,7 +78,10 @@ export class KubernetesSandbox implements Sandbox {
     const extraction = extractTo(stdout, hostDir);
     let exitCode: number;
     try {
-      ({ exitCode } = await this.run(['sh', '-c', 'cd -- "$(dirname -- "$1")" && exec tar -c -f - -- "$(basename -- "$1")"', 'sh', sandboxPath], { stdout, stderr }));
+      ({ exitCode } = await this.run(['sh', '-c', 'cd -- "$(dirname -- "$1")" && exec tar -c -f - -- "$(basename -- "$1")"', 'sh', sandboxPath], {
+        stdout,
+        stderr,
+      }));
     } catch (err) {
       stdout.destroy();
       await extraction.catch(() => undefined);
@@ -86,7 +89,8 @@ export class KubernetesSandbox implements Sandbox {
     }
     if (!stdout.writableEnded) stdout.end();
     await extraction;
-    if (exitCode !== 0) throw new RolloutError('infrastructure', `copying ${sandboxPath} out of pod ${this.id} failed: tar exited ${exitCode}: ${stderr.text().trim()}`);
+    if (exitCode !== 0)
+      throw new RolloutError('infrastructure', `copying ${sandboxPath} out of pod ${this.id} failed: tar exited ${exitCode}: ${stderr.text().trim()}`);
     return true;
   }
 
@@ -133,6 +137,7 @@ export class KubernetesSandbox implements Sandbox {
       stdout: new BoundedCollector(),
       stderr,
     });
-    if (exitCode !== 0) throw new RolloutError('infrastructure', `copying files into ${dir} of pod ${this.id} failed: tar exited ${exitCode}: ${stderr.text().trim()}`);
+    if (exitCode !== 0)
+      throw new RolloutError('infrastructure', `copying files into ${dir} of pod ${this.id} failed: tar exited ${exitCode}: ${stderr.text().trim()}`);
   }
 }

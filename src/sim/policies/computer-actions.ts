@@ -24,7 +24,8 @@ export function readReferenceActions(task: Task): CanonicalAction[] | undefined 
   if (!Array.isArray(list)) throw new ReferenceActionsError(`${file}: expected a list of canonical actions (or { "actions": [...] })`);
   return list.map((action, i) => {
     const parsed = CanonicalActionSchema.safeParse(action);
-    if (!parsed.success) throw new ReferenceActionsError(`${file}: action ${i + 1} (${JSON.stringify(action)}) is not a canonical action: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new ReferenceActionsError(`${file}: action ${i + 1} (${JSON.stringify(action)}) is not a canonical action: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   });
 }
@@ -105,7 +106,11 @@ export function toComputerArgs(action: CanonicalAction, tool: ComputerTool): Com
     case 'goto':
       if (declares(tool, 'navigate')) return [{ action: 'navigate', url: action.url }];
       // Without a navigate action: focus the address bar and type the URL, as a person would.
-      return [{ action: 'key', text: 'ctrl+l' }, { action: 'type', text: action.url }, { action: 'key', text: 'Return' }];
+      return [
+        { action: 'key', text: 'ctrl+l' },
+        { action: 'type', text: action.url },
+        { action: 'key', text: 'Return' },
+      ];
     case 'go_back':
     case 'go_forward':
       if (declares(tool, action.type)) return [{ action: action.type }];

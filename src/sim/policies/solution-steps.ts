@@ -26,7 +26,10 @@ export function splitSolutionSteps(script: string): SolutionStep[] {
   }
   const preamble = lines.slice(0, markers[0]).join('\n').trimEnd();
   return markers.map((start, i) => {
-    const body = lines.slice(start, markers[i + 1] ?? lines.length).join('\n').trimEnd();
+    const body = lines
+      .slice(start, markers[i + 1] ?? lines.length)
+      .join('\n')
+      .trimEnd();
     return { label: stepLabel(lines[start] as string), command: preamble ? `${preamble}\n${body}` : body };
   });
 }

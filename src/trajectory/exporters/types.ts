@@ -91,4 +91,3 @@ export async function writeAll(sink: RowSink<never>, write: () => Promise<void>)
     throw err;
   }
 }
-

@@ -94,4 +94,3 @@ async function writeVerlInParallel(job: ExportJob, sink: JsonlSink<TrajectorySam
   }
   job.report.rows = sink.rows;
 }
-

@@ -5,8 +5,22 @@ import type { RolloutRecord } from '../../../src/store/store.js';
 
 function rollout(taskId: string, sampleIndex: number, reward: number | null, errorType: string | null = null): RolloutRecord {
   return {
-    id: `${taskId}.${sampleIndex}`, runId: 'r', taskId, sampleIndex, attempt: 1, harness: 'h', status: reward === null ? 'error' : 'finished',
-    reward, rewardDetails: null, errorType, errorMessage: null, createdAt: 0, startedAt: 0, finishedAt: 0, phases: {}, parent: null,
+    id: `${taskId}.${sampleIndex}`,
+    runId: 'r',
+    taskId,
+    sampleIndex,
+    attempt: 1,
+    harness: 'h',
+    status: reward === null ? 'error' : 'finished',
+    reward,
+    rewardDetails: null,
+    errorType,
+    errorMessage: null,
+    createdAt: 0,
+    startedAt: 0,
+    finishedAt: 0,
+    phases: {},
+    parent: null,
   };
 }
 

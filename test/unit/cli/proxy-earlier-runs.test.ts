@@ -13,7 +13,10 @@ describe('openforge proxy restarted on the same store', () => {
       const started = await startProxyCli(['--upstream', 'sim:oracle', '--tasks', tasks, '--open'], { db });
       db ??= started.db;
       const client = new OpenAI({ baseURL: `${started.url}/s/same-token/v1`, apiKey: 'unused', maxRetries: 0 });
-      await client.chat.completions.create({ model: 'policy', messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }] });
+      await client.chat.completions.create({
+        model: 'policy',
+        messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }],
+      });
       const exited = new Promise((resolve) => started.proc.on('exit', resolve));
       started.proc.kill('SIGTERM');
       await exited;
@@ -27,7 +30,9 @@ describe('openforge proxy restarted on the same store', () => {
     expect(outputs[1]).toContain(`1 rollouts of the earlier run ${firstRun} got more calls here and stay in it: ${exportEarlier}`);
     // the command works as printed: both calls of the rollout are in its run
     const out = `${db}.jsonl`;
-    const exported = spawnSync(process.execPath, [CLI, 'export', db!, '--format', 'verl', '--run', firstRun!, '--unrewarded', '--out', out], { encoding: 'utf8' });
+    const exported = spawnSync(process.execPath, [CLI, 'export', db!, '--format', 'verl', '--run', firstRun!, '--unrewarded', '--out', out], {
+      encoding: 'utf8',
+    });
     expect(exported.stderr).toBe('');
     expect(exported.stdout).toContain(`from 1 rollouts of run ${firstRun}`);
   });

@@ -9,7 +9,12 @@ import { makeSuite } from '../../helpers/tasks.js';
 
 /** Niceness of each thread of `pid`, the main thread first (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceness(pid: number): { main: number; helpers: number[] } {
-  const nice = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16]);
+  const nice = (tid: string) =>
+    Number(
+      readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ')[16],
+    );
   const helpers = readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid));
   return { main: nice(String(pid)), helpers: helpers.map(nice) };
 }

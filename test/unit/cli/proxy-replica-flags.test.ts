@@ -32,7 +32,10 @@ describe('openforge proxy: --eject-after and --eject-for set when a failing repl
     child = started.proc;
     for (let rollout = 0; rollout < 8; rollout++) {
       const client = new OpenAI({ baseURL: `${started.url}/s/rollout-${rollout}/v1`, apiKey: 'unused', maxRetries: 0 });
-      const answer = await client.chat.completions.create({ model: 'policy', messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }] });
+      const answer = await client.chat.completions.create({
+        model: 'policy',
+        messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }],
+      });
       expect(answer.choices[0]?.message).toBeDefined(); // the live replica answered each rollout sticky to the dead one
     }
     const status = await (await fetch(`${started.url}/control/status`, { headers: { authorization: `Bearer ${ADMIN}` } })).json();

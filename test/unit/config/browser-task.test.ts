@@ -10,7 +10,9 @@ function load(toml: string) {
 
 describe('task.toml: browser tasks', () => {
   it('reads kind = "browser" with start_url and viewport', () => {
-    const task = load('[environment]\nkind = "browser"\n[environment.browser]\nstart_url = "http://127.0.0.1:8000/todo"\nviewport = { width = 1024, height = 768 }\n');
+    const task = load(
+      '[environment]\nkind = "browser"\n[environment.browser]\nstart_url = "http://127.0.0.1:8000/todo"\nviewport = { width = 1024, height = 768 }\n',
+    );
     expect(task.config.environment.kind).toBe('browser');
     expect(browserSettings(task)).toEqual({ start_url: 'http://127.0.0.1:8000/todo', viewport: { width: 1024, height: 768 }, setup_timeout_sec: 180 });
   });
@@ -31,7 +33,9 @@ describe('task.toml: browser tasks', () => {
     expect(() => load('[environment]\nkind = "browser"\n[environment.browser]\nviewport = { width = 50, height = 800 }\n')).toThrow(
       /environment\.browser\.viewport\.width: width must be at least 100 px/,
     );
-    expect(() => load('[environment]\nkind = "browser"\n[environment.browser]\nviewport = { width = 1280 }\n')).toThrow(/environment\.browser\.viewport\.height/);
+    expect(() => load('[environment]\nkind = "browser"\n[environment.browser]\nviewport = { width = 1280 }\n')).toThrow(
+      /environment\.browser\.viewport\.height/,
+    );
     expect(() => load('[environment]\nkind = "browser"\n[environment.browser]\nstarturl = "http://x/"\n')).toThrow(/environment\.browser.*starturl/);
   });
 });

@@ -50,13 +50,17 @@ describe('run.yaml', () => {
   });
 
   it('takes replicas of a model served at a URL, and names what is wrong with them otherwise', () => {
-    const { config } = loadRunConfig(yamlFile('tasks: s\nmodel:\n  upstream: http://10.0.0.1:8000/v1\n  replicas: [http://10.0.0.2:8000/v1, https://gpu-3.lan/v1]\n'));
+    const { config } = loadRunConfig(
+      yamlFile('tasks: s\nmodel:\n  upstream: http://10.0.0.1:8000/v1\n  replicas: [http://10.0.0.2:8000/v1, https://gpu-3.lan/v1]\n'),
+    );
     expect(config.model.replicas).toEqual(['http://10.0.0.2:8000/v1', 'https://gpu-3.lan/v1']);
     // absent by default: configs without it keep their hash
     expect(loadRunConfig(yamlFile('tasks: s\n')).config.model).not.toHaveProperty('replicas');
 
     const simFile = yamlFile('tasks: s\nmodel:\n  replicas: [http://10.0.0.2:8000/v1]\n');
-    expect(errorOf(() => loadRunConfig(simFile)).message).toContain(`${simFile}: model.replicas: replicas are more servers of the model at upstream, which is "sim:oracle"`);
+    expect(errorOf(() => loadRunConfig(simFile)).message).toContain(
+      `${simFile}: model.replicas: replicas are more servers of the model at upstream, which is "sim:oracle"`,
+    );
     const badFile = yamlFile('tasks: s\nmodel:\n  upstream: http://10.0.0.1:8000/v1\n  replicas: [gpu-2:8000]\n');
     expect(errorOf(() => loadRunConfig(badFile)).message).toMatch(/model\.replicas\.0: expected an http\(s\) base URL/);
   });
@@ -74,7 +78,9 @@ describe('run.yaml', () => {
   });
 
   it('takes extra harness environment and names a bad variable name', () => {
-    expect(loadRunConfig(yamlFile('tasks: s\nharness_env:\n  CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: "1"\n')).config.harness_env).toEqual({ CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: '1' });
+    expect(loadRunConfig(yamlFile('tasks: s\nharness_env:\n  CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: "1"\n')).config.harness_env).toEqual({
+      CLAUDE_CODE_EMIT_TOOL_USE_SUMMARIES: '1',
+    });
     expect(loadRunConfig(yamlFile('tasks: s\n')).config.harness_env).toEqual({});
     expect(errorOf(() => loadRunConfig(yamlFile('tasks: s\nharness_env:\n  "A B": x\n'))).message).toMatch(/harness_env.*environment variable name/);
   });

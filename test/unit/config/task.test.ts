@@ -23,13 +23,19 @@ describe('tasks in Harbor layout', () => {
   });
 
   it('names the file and key of bad TOML and bad values', () => {
-    const suite = makeSuite([{ id: 'x', toml: '[agent]\ntimeout_sec = -1\n' }, { id: 'y', toml: '[agent\n' }]);
+    const suite = makeSuite([
+      { id: 'x', toml: '[agent]\ntimeout_sec = -1\n' },
+      { id: 'y', toml: '[agent\n' },
+    ]);
     expect(() => loadTask(path.join(suite, 'x'))).toThrow(/x\/task\.toml: agent\.timeout_sec/);
     expect(() => loadTask(path.join(suite, 'y'))).toThrow(/y\/task\.toml: invalid TOML/);
   });
 
   it('requires tests/test.sh and rejects duplicate ids and empty suites', () => {
-    const suite = makeSuite([{ id: 'a', toml: '[task]\nname = "same"\n' }, { id: 'b', toml: '[task]\nname = "same"\n' }]);
+    const suite = makeSuite([
+      { id: 'a', toml: '[task]\nname = "same"\n' },
+      { id: 'b', toml: '[task]\nname = "same"\n' },
+    ]);
     expect(() => loadTasks(suite)).toThrow(/share the id "same"/);
     rmSync(path.join(suite, 'a', 'tests', 'test.sh'));
     expect(() => loadTask(path.join(suite, 'a'))).toThrow(/missing tests\/test\.sh/);

@@ -7,7 +7,9 @@ function answer(promptIds: unknown, content = 'Sure.', extra: Record<string, unk
   return {
     id: 'chatcmpl-1',
     object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', token_ids: [5, 6], logprobs: { content: [{ token: 'a', logprob: -0.5 }] } }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', token_ids: [5, 6], logprobs: { content: [{ token: 'a', logprob: -0.5 }] } },
+    ],
     usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
     prompt_logprobs: null,
     prompt_token_ids: promptIds,

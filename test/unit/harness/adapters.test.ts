@@ -19,7 +19,9 @@ function ctx(): HarnessContext {
 }
 
 function file(harness: string, suffix: string): string {
-  const f = getHarness(harness).setup(ctx()).files.find((f) => f.path.endsWith(suffix));
+  const f = getHarness(harness)
+    .setup(ctx())
+    .files.find((f) => f.path.endsWith(suffix));
   if (!f) throw new Error(`${harness} writes no ${suffix}`);
   return String(f.content);
 }
@@ -59,7 +61,12 @@ describe('real-harness adapters', () => {
 
     const claw = JSON.parse(file('openclaw', '/.openclaw/openclaw.json'));
     expect(claw.models.providers.openforge).toMatchObject({ baseUrl: BASE, apiKey: SECRET, api: 'openai-completions' });
-    expect(claw.agents.defaults).toMatchObject({ model: { primary: 'openforge/policy' }, utilityModel: 'openforge/policy-small', cwd: '/workspace', sandbox: { mode: 'off' } });
+    expect(claw.agents.defaults).toMatchObject({
+      model: { primary: 'openforge/policy' },
+      utilityModel: 'openforge/policy-small',
+      cwd: '/workspace',
+      sandbox: { mode: 'off' },
+    });
     expect(claw.update.checkOnStart).toBe(false);
 
     const claude = getHarness('claude-code').setup(ctx()).env;
@@ -100,7 +107,9 @@ describe('real-harness adapters', () => {
 
   it('turn off the harness sandbox and approval prompts in the headless command', () => {
     expect(getHarness('qwen-code').command(ctx())).toEqual(expect.arrayContaining(['--approval-mode', 'yolo', '--output-format', 'stream-json']));
-    expect(getHarness('claude-code').command(ctx())).toEqual(expect.arrayContaining(['-p', '--dangerously-skip-permissions', '--output-format', 'stream-json']));
+    expect(getHarness('claude-code').command(ctx())).toEqual(
+      expect.arrayContaining(['-p', '--dangerously-skip-permissions', '--output-format', 'stream-json']),
+    );
     expect(getHarness('codex').command(ctx())).toEqual(expect.arrayContaining(['exec', '--json', '--dangerously-bypass-approvals-and-sandbox']));
     expect(getHarness('openclaw').command(ctx())).toEqual(expect.arrayContaining(['agent', '--local', '--json']));
     expect(getHarness('opencode').command(ctx())).toEqual(expect.arrayContaining(['run', '--format', 'json']));

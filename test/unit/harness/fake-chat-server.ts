@@ -1,7 +1,7 @@
 // Test fake: a scripted OpenAI Chat Completions server on 127.0.0.1.
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface FakeToolCall {
   id: string;
@@ -10,9 +10,7 @@ export interface FakeToolCall {
   arguments: string;
 }
 
-export type FakeReply =
-  | { content?: string | null; toolCalls?: FakeToolCall[] }
-  | { status: number; body: string; headers?: Record<string, string> };
+export type FakeReply = { content?: string | null; toolCalls?: FakeToolCall[] } | { status: number; body: string; headers?: Record<string, string> };
 
 export interface RecordedRequest {
   headers: IncomingHttpHeaders;
@@ -53,17 +51,17 @@ function split(text: string, n: number): string[] {
 
 function sseChunks(reply: { content?: string | null; toolCalls?: FakeToolCall[] }): string[] {
   const chunk = (delta: object, finish: string | null = null) =>
-    `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  const events = [chunk({ role: "assistant", content: null })];
-  for (const piece of split(reply.content ?? "", 3)) events.push(chunk({ content: piece }));
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const events = [chunk({ role: 'assistant', content: null })];
+  for (const piece of split(reply.content ?? '', 3)) events.push(chunk({ content: piece }));
   (reply.toolCalls ?? []).forEach((call, index) => {
-    events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const piece of split(call.arguments, 4)) {
       events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
-  events.push(chunk({}, reply.toolCalls?.length ? "tool_calls" : "stop"));
-  events.push(": keep-alive comment\n\n", "data: [DONE]\n\n");
+  events.push(chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
+  events.push(': keep-alive comment\n\n', 'data: [DONE]\n\n');
   return events;
 }
 
@@ -78,39 +76,39 @@ export async function startFakeChatServer(
 ): Promise<FakeChatServer> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (b: Buffer) => (raw += b.toString("utf8")));
-    req.on("end", () => {
+    let raw = '';
+    req.on('data', (b: Buffer) => (raw += b.toString('utf8')));
+    req.on('end', () => {
       void (async () => {
-        const recorded: RecordedRequest = { headers: req.headers, body: JSON.parse(raw) as RecordedRequest["body"] };
+        const recorded: RecordedRequest = { headers: req.headers, body: JSON.parse(raw) as RecordedRequest['body'] };
         requests.push(recorded);
-        if (req.url !== "/v1/chat/completions") {
-          res.writeHead(404).end("not found");
+        if (req.url !== '/v1/chat/completions') {
+          res.writeHead(404).end('not found');
           return;
         }
         const reply = script(requests.length - 1, recorded);
-        if ("status" in reply) {
-          res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers }).end(reply.body);
+        if ('status' in reply) {
+          res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(reply.body);
           return;
         }
         if (!recorded.body.stream) {
-          const message: Record<string, unknown> = { role: "assistant", content: reply.content ?? null };
+          const message: Record<string, unknown> = { role: 'assistant', content: reply.content ?? null };
           if (reply.toolCalls?.length) {
             message.tool_calls = reply.toolCalls.map((c) => ({
               id: c.id,
-              type: "function",
+              type: 'function',
               function: { name: c.name, arguments: c.arguments },
             }));
           }
-          const finish = reply.toolCalls?.length ? "tool_calls" : "stop";
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify({ id: "c1", object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }] }));
+          const finish = reply.toolCalls?.length ? 'tool_calls' : 'stop';
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }] }));
           return;
         }
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         const events = sseChunks(reply);
-        const lf = options.abruptEnd ? events.slice(0, -2).join("").replace(/\n\n$/, "") : events.join("");
-        const text = options.crlf ? lf.replace(/\n/g, "\r\n") : lf;
+        const lf = options.abruptEnd ? events.slice(0, -2).join('').replace(/\n\n$/, '') : events.join('');
+        const text = options.crlf ? lf.replace(/\n/g, '\r\n') : lf;
         for (const piece of split(text, 7)) {
           res.write(piece);
           await sleep(5);
@@ -119,7 +117,7 @@ export async function startFakeChatServer(
       })();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,

@@ -57,7 +57,10 @@ async function setup(actions: unknown[]) {
     policy: { name: 'oracle', needsTask: true, respond: (request, ctx) => (requests.push(structuredClone(request)), oracle.respond(request, ctx)) },
   });
   const env = await fakeEnvServer();
-  closers.push(() => sim.close(), () => env.app.close());
+  closers.push(
+    () => sim.close(),
+    () => env.app.close(),
+  );
   const dir = mkdtempSync(path.join(tmpdir(), 'gui-agent-'));
   return { sim, env, requests, dir };
 }
@@ -101,7 +104,9 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
     const images = last.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
     const decoded = images.map((p) => Buffer.from((typeof p.image_url === 'string' ? p.image_url : p.image_url.url).split(',')[1]!, 'base64').toString());
     expect(decoded).toEqual(['screen-3', 'screen-4', 'screen-5']);
-    const imageCounts = requests.map((r) => r.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url').length);
+    const imageCounts = requests.map(
+      (r) => r.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url').length,
+    );
     expect(imageCounts).toEqual([1, 2, 3, 4, 2, 3]);
     expect(JSON.stringify(last.messages)).toContain('omitted to keep the context short');
     // The action error reached the model as the tool result.
@@ -109,7 +114,10 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
     expect(toolResults[3]).toBe('Error (bad_action): nothing to scroll');
     expect(toolResults[0]).toMatch(/^OK: navigate\. Page: Page 1 — http:\/\/127\.0\.0\.1:8000\/page-1$/);
 
-    const events = readFileSync(path.join(dir, 'transcript.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const events = readFileSync(path.join(dir, 'transcript.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.type)).toEqual(['start', ...Array(5).fill(['model_response', 'tool_result']).flat(), 'model_response', 'final']);
     expect(readFileSync(path.join(dir, 'transcript.jsonl'), 'utf8')).not.toContain(Buffer.from('screen-0').toString('base64'));
   });

@@ -13,7 +13,9 @@ describe("a built-in agent's tool arguments", () => {
   it('that are not JSON, or not an object, come back as the error text the model reads, naming the tool', () => {
     const broken = toolArguments(call('bash', '{"command": "ls'));
     expect(broken).toEqual({ error: expect.stringMatching(/^Error: invalid JSON arguments for tool "bash": .+/) });
-    expect(toolArguments(call('computer', '["click", 10, 20]'))).toEqual({ error: 'Error: invalid JSON arguments for tool "computer": arguments must be a JSON object' });
+    expect(toolArguments(call('computer', '["click", 10, 20]'))).toEqual({
+      error: 'Error: invalid JSON arguments for tool "computer": arguments must be a JSON object',
+    });
     expect(toolArguments(call('computer', 'null'))).toEqual({ error: 'Error: invalid JSON arguments for tool "computer": arguments must be a JSON object' });
   });
 });

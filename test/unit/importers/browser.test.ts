@@ -24,13 +24,25 @@ describe('WebVoyager import', () => {
   it('reads every JSONL line into a task with its start page', () => {
     const tasks = parseTaskFile('webvoyager', WEBVOYAGER);
     expect(tasks.map((t) => t.id)).toEqual(['webvoyager-allrecipes--0', 'webvoyager-amazon--0', 'webvoyager-github--3']);
-    expect(tasks[1]).toMatchObject({ source: 'webvoyager', website: 'Amazon', startUrl: 'https://www.amazon.com/', task: 'Search an Xbox Wireless controller with green color and rated above 4 stars.' });
+    expect(tasks[1]).toMatchObject({
+      source: 'webvoyager',
+      website: 'Amazon',
+      startUrl: 'https://www.amazon.com/',
+      task: 'Search an Xbox Wireless controller with green color and rated above 4 stars.',
+    });
   });
 
   it('names the line and the field of a bad record', () => {
-    expect(() => parseTaskFile('webvoyager', write('a.jsonl', '{"web_name":"X","id":"X--1","ques":"q","web":"https://x.org/"}\n{"web_name":"Y","id":"Y--1","web":"https://y.org/"}\n'))).toThrow(/line 2: missing or empty field\(s\): ques/);
+    expect(() =>
+      parseTaskFile(
+        'webvoyager',
+        write('a.jsonl', '{"web_name":"X","id":"X--1","ques":"q","web":"https://x.org/"}\n{"web_name":"Y","id":"Y--1","web":"https://y.org/"}\n'),
+      ),
+    ).toThrow(/line 2: missing or empty field\(s\): ques/);
     expect(() => parseTaskFile('webvoyager', write('b.jsonl', '{"web_name":"X",\n'))).toThrow(/line 1: not valid JSON/);
-    expect(() => parseTaskFile('webvoyager', write('c.jsonl', '{"web_name":"X","id":"X--1","ques":"q","web":"not a url"}\n'))).toThrow(/"web" is not a site URL/);
+    expect(() => parseTaskFile('webvoyager', write('c.jsonl', '{"web_name":"X","id":"X--1","ques":"q","web":"not a url"}\n'))).toThrow(
+      /"web" is not a site URL/,
+    );
   });
 });
 
@@ -47,8 +59,13 @@ describe('Online-Mind2Web import', () => {
   });
 
   it('rejects an unknown level and a duplicate id with the task number', () => {
-    expect(() => parseTaskFile('mind2web', write('a.json', '[{"task_id":"t1","confirmed_task":"x","website":"https://a.com","level":"extreme"}]'))).toThrow(/task 1: bad field\(s\): level/);
-    const dup = JSON.stringify([{ task_id: 't1', confirmed_task: 'x', website: 'a.com' }, { task_id: 't1', confirmed_task: 'y', website: 'b.com' }]);
+    expect(() => parseTaskFile('mind2web', write('a.json', '[{"task_id":"t1","confirmed_task":"x","website":"https://a.com","level":"extreme"}]'))).toThrow(
+      /task 1: bad field\(s\): level/,
+    );
+    const dup = JSON.stringify([
+      { task_id: 't1', confirmed_task: 'x', website: 'a.com' },
+      { task_id: 't1', confirmed_task: 'y', website: 'b.com' },
+    ]);
     expect(() => parseTaskFile('mind2web', write('b.json', dup))).toThrow(/two tasks share the id "mind2web-t1"/);
   });
 });
@@ -60,10 +77,17 @@ describe('writing Harbor browser tasks', () => {
     const tasks = loadTasks(out);
     expect(tasks.map((t) => t.id)).toEqual(['mind2web-4b3ff1e4c2b9a0e6f0c7b5a2d8e91f73', 'mind2web-ade4c09ad3fdb1607209750924cd232f']);
     const t = tasks[1]!;
-    expect(t.config.environment).toMatchObject({ kind: 'browser', allow_internet: true, browser: { start_url: 'https://www.flightaware.com/', viewport: { width: 1280, height: 800 } } });
+    expect(t.config.environment).toMatchObject({
+      kind: 'browser',
+      allow_internet: true,
+      browser: { start_url: 'https://www.flightaware.com/', viewport: { width: 1280, height: 800 } },
+    });
     expect(t.instruction).toContain('Compare available plans for the AeroAPI on FlightAware.');
     expect(readFileSync(path.join(t.dir, 'environment/Dockerfile'), 'utf8')).toBe('FROM openforge/browser\n');
-    expect(JSON.parse(readFileSync(path.join(t.testsDir, 'task.json'), 'utf8'))).toMatchObject({ task_id: 'ade4c09ad3fdb1607209750924cd232f', source: 'mind2web' });
+    expect(JSON.parse(readFileSync(path.join(t.testsDir, 'task.json'), 'utf8'))).toMatchObject({
+      task_id: 'ade4c09ad3fdb1607209750924cd232f',
+      source: 'mind2web',
+    });
   });
 
   it('is reachable as `openforge tasks import`, and rejects an unknown source', () => {
@@ -72,7 +96,9 @@ describe('writing Harbor browser tasks', () => {
     const stdout = execFileSync('node', [bin, 'tasks', 'import', '--from', 'webvoyager', WEBVOYAGER, '--out', out]).toString();
     expect(stdout).toContain('imported 3 webvoyager tasks');
     expect(loadTasks(out)).toHaveLength(3);
-    expect(() => execFileSync('node', [bin, 'tasks', 'import', '--from', 'osworld', WEBVOYAGER, '--out', out], { stdio: 'pipe' })).toThrow(/unknown task source "osworld"[\s\S]*webvoyager, mind2web/);
+    expect(() => execFileSync('node', [bin, 'tasks', 'import', '--from', 'osworld', WEBVOYAGER, '--out', out], { stdio: 'pipe' })).toThrow(
+      /unknown task source "osworld"[\s\S]*webvoyager, mind2web/,
+    );
   });
 });
 
@@ -107,7 +133,9 @@ class FakeJudgeServer {
           ? 'The pricing table is visible.\nScore: 5'
           : `The plans page is shown.\nStatus: ${this.verdict}`;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'fake', object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
+      res.end(
+        JSON.stringify({ id: 'fake', object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }),
+      );
     });
   });
   url = '';
@@ -143,7 +171,14 @@ describe('the generated grader with a judge endpoint', () => {
     const answer = path.join(tmp(), 'answer.txt');
     writeFileSync(answer, 'Basic is free, Standard costs $100/month.\n');
     const { stdout } = await promisify(execFile)('bash', [path.join(taskDir, 'tests/test.sh')], {
-      env: { ...process.env, OPENFORGE_VERIFIER_DIR: verifier, OPENFORGE_SCREENSHOTS_DIR: shots, OPENFORGE_FINAL_ANSWER_FILE: answer, OPENFORGE_BROWSER_ENV_URL: 'http://127.0.0.1:9', ...env },
+      env: {
+        ...process.env,
+        OPENFORGE_VERIFIER_DIR: verifier,
+        OPENFORGE_SCREENSHOTS_DIR: shots,
+        OPENFORGE_FINAL_ANSWER_FILE: answer,
+        OPENFORGE_BROWSER_ENV_URL: 'http://127.0.0.1:9',
+        ...env,
+      },
     });
     const record = JSON.parse(readFileSync(path.join(verifier, 'reward.json'), 'utf8')) as Record<string, unknown>;
     return { reward: record.reward as number, record, stdout };

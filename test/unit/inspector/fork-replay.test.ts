@@ -5,12 +5,19 @@ import { compareEpisodes } from '../../../src/rollout/replay.js';
 import { Store, type RolloutRecord } from '../../../src/store/store.js';
 import type { RecordedCall } from '../../../src/records/call.js';
 
-const REQUEST = { protocol: 'chat' as const, request: { model: 'policy', messages: [{ role: 'user', content: 'go' }], tools: [{ type: 'function', function: { name: 'bash', parameters: {} } }] } };
-const bash = (command: string) => JSON.stringify({ content: null, tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] });
+const REQUEST = {
+  protocol: 'chat' as const,
+  request: { model: 'policy', messages: [{ role: 'user', content: 'go' }], tools: [{ type: 'function', function: { name: 'bash', parameters: {} } }] },
+};
+const bash = (command: string) =>
+  JSON.stringify({ content: null, tool_calls: [{ type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] });
 
 describe('an edited fork answer', () => {
   it('becomes the assistant message the proxy serves, tool calls given ids', () => {
-    expect(parseForkAnswer(bash('ls'), REQUEST)).toEqual({ content: null, tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] });
+    expect(parseForkAnswer(bash('ls'), REQUEST)).toEqual({
+      content: null,
+      tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }],
+    });
     expect(parseForkAnswer('{"content": "done"}', REQUEST)).toEqual({ content: 'done' });
   });
 
@@ -18,7 +25,9 @@ describe('an edited fork answer', () => {
     expect(() => parseForkAnswer('{content: 1}', REQUEST)).toThrow(/not valid JSON/);
     expect(() => parseForkAnswer('{"content": 5}', REQUEST)).toThrow(/content: /);
     expect(() => parseForkAnswer('{}', REQUEST)).toThrow(/says nothing/);
-    expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "python", "arguments": "{}"}}]}', REQUEST)).toThrow(/"python", which the request does not declare[\s\S]*bash/);
+    expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "python", "arguments": "{}"}}]}', REQUEST)).toThrow(
+      /"python", which the request does not declare[\s\S]*bash/,
+    );
     expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "bash", "arguments": "[1]"}}]}', REQUEST)).toThrow(/must encode a JSON object/);
     expect(() => parseForkAnswer('{"tool_calls": [{"function": {"name": "bash", "arguments": {"command": "ls"}}}]}', REQUEST)).toThrow(/arguments/);
   });
@@ -33,8 +42,27 @@ describe('comparing a replay with its original', () => {
       upstream: 'http://sim',
       protocol: 'chat',
       status: 200,
-      request: { messages: [{ role: 'user', content: 'go' }, ...(toolResult === null ? [] : [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'bash', arguments: '{}' } }] }, { role: 'tool', content: toolResult }])] },
-      response: { choices: [{ message: command === null ? { role: 'assistant', content: 'done' } : { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'bash', arguments: '{}' } }] } }] },
+      request: {
+        messages: [
+          { role: 'user', content: 'go' },
+          ...(toolResult === null
+            ? []
+            : [
+                { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
+                { role: 'tool', content: toolResult },
+              ]),
+        ],
+      },
+      response: {
+        choices: [
+          {
+            message:
+              command === null
+                ? { role: 'assistant', content: 'done' }
+                : { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
+          },
+        ],
+      },
     }) as unknown as RecordedCall;
 
   it('finds nothing when tool results and reward agree, and names the call and the reward when they do not', () => {
@@ -43,13 +71,22 @@ describe('comparing a replay with its original', () => {
     const diffs = compareEpisodes(rollout(1), original, rollout(0), [call(1, null, 'ls'), call(2, 'b.txt', null)]);
     expect(diffs[0]).toMatch(/^call 2: the tool results sent back differ/);
     expect(diffs[1]).toBe('reward 1 ≠ 0');
-    expect(compareEpisodes(rollout(1), original, rollout(1), original.slice(0, 1))).toEqual(["the replay made fewer model calls than the original: it ended before the original's call 2"]);
+    expect(compareEpisodes(rollout(1), original, rollout(1), original.slice(0, 1))).toEqual([
+      "the replay made fewer model calls than the original: it ended before the original's call 2",
+    ]);
   });
 
   it('reports a call past the recording, and ignores helper calls and the retried failures of the original', () => {
     const original = [call(1, null, 'ls'), call(2, 'a.txt', null)];
-    const overrun = { ...call(3, 'a.txt', null), upstream: BEYOND_SCRIPT_UPSTREAM, error: 'the replay made more model calls than the original' } as RecordedCall;
-    expect(compareEpisodes(rollout(1), original, rollout(0), [...original, overrun])).toEqual(['the replay made more model calls than the original: call 3', 'reward 1 ≠ 0']);
+    const overrun = {
+      ...call(3, 'a.txt', null),
+      upstream: BEYOND_SCRIPT_UPSTREAM,
+      error: 'the replay made more model calls than the original',
+    } as RecordedCall;
+    expect(compareEpisodes(rollout(1), original, rollout(0), [...original, overrun])).toEqual([
+      'the replay made more model calls than the original: call 3',
+      'reward 1 ≠ 0',
+    ]);
     const helper = { ...call(1, null, 'ls'), label: 'helper' } as RecordedCall;
     const failed = { ...call(2, null, 'ls'), status: 500, response: null } as RecordedCall;
     const renumbered = [call(3, null, 'ls'), call(4, 'a.txt', null)];
@@ -59,8 +96,23 @@ describe('comparing a replay with its original', () => {
   it('compares tool calls and tool results of Anthropic and Responses episodes', () => {
     const anthropic = (seq: number, result: string | null, command: string): RecordedCall =>
       ({
-        seq, label: 'policy', upstream: 'u', protocol: 'anthropic', status: 200,
-        request: { system: 's', messages: [{ role: 'user', content: 'go' }, ...(result === null ? [] : [{ role: 'assistant', content: [{ type: 'tool_use', id: `t${seq}`, name: 'Bash', input: { command: 'ls' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${seq}`, content: result }] }])] },
+        seq,
+        label: 'policy',
+        upstream: 'u',
+        protocol: 'anthropic',
+        status: 200,
+        request: {
+          system: 's',
+          messages: [
+            { role: 'user', content: 'go' },
+            ...(result === null
+              ? []
+              : [
+                  { role: 'assistant', content: [{ type: 'tool_use', id: `t${seq}`, name: 'Bash', input: { command: 'ls' } }] },
+                  { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${seq}`, content: result }] },
+                ]),
+          ],
+        },
         response: { content: [{ type: 'tool_use', id: `t${seq + 1}`, name: 'Bash', input: { command } }] },
       }) as unknown as RecordedCall;
     const a = [anthropic(1, null, 'ls'), anthropic(2, 'a.txt', 'cat a.txt')];
@@ -71,8 +123,23 @@ describe('comparing a replay with its original', () => {
 
     const responses = (seq: number, result: string | null, patch: string): RecordedCall =>
       ({
-        seq, label: 'policy', upstream: 'u', protocol: 'responses', status: 200,
-        request: { instructions: 'i', input: [{ role: 'user', content: 'go' }, ...(result === null ? [] : [{ type: 'custom_tool_call', call_id: 'c', name: 'apply_patch', input: 'p' }, { type: 'custom_tool_call_output', call_id: 'c', output: result }])] },
+        seq,
+        label: 'policy',
+        upstream: 'u',
+        protocol: 'responses',
+        status: 200,
+        request: {
+          instructions: 'i',
+          input: [
+            { role: 'user', content: 'go' },
+            ...(result === null
+              ? []
+              : [
+                  { type: 'custom_tool_call', call_id: 'c', name: 'apply_patch', input: 'p' },
+                  { type: 'custom_tool_call_output', call_id: 'c', output: result },
+                ]),
+          ],
+        },
         response: { output: [{ type: 'custom_tool_call', call_id: `c${seq}`, name: 'apply_patch', input: patch }] },
       }) as unknown as RecordedCall;
     const r = [responses(1, null, 'p'), responses(2, 'ok', 'q')];

@@ -27,7 +27,10 @@ describe('the kubernetes section of run.yaml', () => {
 
   it.each([
     ['  images: { registry: openforge }\n  proxy: { address: "10.0.0.5:8080" }\n', /kubernetes\.images\.registry: "openforge" names no registry host/],
-    ['  images: { registry: "bad registry" }\n  proxy: { address: "10.0.0.5:8080" }\n', /kubernetes\.images\.registry: "bad registry" is not a registry reference/],
+    [
+      '  images: { registry: "bad registry" }\n  proxy: { address: "10.0.0.5:8080" }\n',
+      /kubernetes\.images\.registry: "bad registry" is not a registry reference/,
+    ],
     [`${OK}  resources: { limits: { memory: 1GB } }\n`, /kubernetes\.resources\.limits\.memory: "1GB" is not a Kubernetes quantity/],
     [`${OK}  resources: { requests: { cpu: "-" } }\n`, /kubernetes\.resources\.requests\.cpu: "-" is not a Kubernetes quantity/],
     [`${OK}  resources: { requests: { cpu: "2" }, limits: { cpu: 500m } }\n`, /kubernetes\.resources\.requests\.cpu: request 2 is above the limit 500m/],

@@ -101,7 +101,12 @@ ${CLUSTER_BASE}  runtime_class: gvisor
     validateManifest(mounted);
     expect(mounted.spec!.initContainers).toBeUndefined();
     expect(mounted.spec!.volumes).toContainEqual({ name: 'harness-0', image: { reference: init.image, pullPolicy: 'IfNotPresent' } });
-    expect(mounted.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'harness-0', mountPath: '/opt/harness/qwen-code', readOnly: true, subPath: 'opt/harness/qwen-code' });
+    expect(mounted.spec!.containers[0]!.volumeMounts).toContainEqual({
+      name: 'harness-0',
+      mountPath: '/opt/harness/qwen-code',
+      readOnly: true,
+      subPath: 'opt/harness/qwen-code',
+    });
   });
 
   it('prints the manifests as multi-document YAML that parses back to the same objects', async () => {

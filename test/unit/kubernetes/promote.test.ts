@@ -41,7 +41,12 @@ describe('openforge promote', () => {
     const original = loadRunConfig(local);
     expect(cluster.taskPaths).toEqual(original.taskPaths);
     expect(cluster.outputDir).toBe(original.outputDir);
-    expect(cluster.config).toMatchObject({ backend: 'kubernetes', harness: 'forge-agent', rollouts_per_task: 2, kubernetes: { namespace: 'rl', images: { registry: FLAGS.registry } } });
+    expect(cluster.config).toMatchObject({
+      backend: 'kubernetes',
+      harness: 'forge-agent',
+      rollouts_per_task: 2,
+      kubernetes: { namespace: 'rl', images: { registry: FLAGS.registry } },
+    });
   });
 
   it('promoting again carries a local change over and keeps the cluster settings', () => {

@@ -35,7 +35,19 @@ describe('Anthropic errors', () => {
       [{ max_tokens: 10, messages: HELLO }, /^model: Field required$/],
       [{ model: 'm', max_tokens: 10, messages: [{ role: 'tool', content: 'x' }] }, /^messages\.0\.role: /],
       [
-        { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'video', url: 'v' }] }] },
+        {
+          model: 'm',
+          max_tokens: 10,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'a' },
+                { type: 'video', url: 'v' },
+              ],
+            },
+          ],
+        },
         /^messages\.0\.content\.1\.type: .*'text'/,
       ],
       [{ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 42 }] }, /^messages\.0\.content: .*expected string or array/],
@@ -66,9 +78,7 @@ describe('Anthropic errors', () => {
 
   it('raises BadRequestError in the SDK for a request it lets through', async () => {
     const client = await start();
-    const error = await client.messages
-      .create({ model: 'm', max_tokens: 0, messages: HELLO })
-      .catch((e: unknown) => e);
+    const error = await client.messages.create({ model: 'm', max_tokens: 0, messages: HELLO }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error' } });
     expect((error as Error).message).toContain('max_tokens');

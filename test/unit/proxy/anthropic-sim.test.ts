@@ -145,7 +145,7 @@ describe('Anthropic Messages against the built-in sim upstream', () => {
     expect(calls[1]?.response).toEqual(second);
   });
 
-  it('counts tokens exactly with the upstream\'s /tokenize: what the same message then costs, recorded as count_tokens', async () => {
+  it("counts tokens exactly with the upstream's /tokenize: what the same message then costs, recorded as count_tokens", async () => {
     const { client, sink } = await start();
     const request = {
       model: 'claude-sonnet-4-5',

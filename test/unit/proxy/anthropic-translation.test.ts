@@ -130,7 +130,10 @@ describe('Anthropic Messages translation (fake upstream)', () => {
     const choices: [Anthropic.ToolChoice, unknown][] = [
       [{ type: 'auto' }, 'auto'],
       [{ type: 'none' }, 'none'],
-      [{ type: 'tool', name: 'Bash' }, { type: 'function', function: { name: 'Bash' } }],
+      [
+        { type: 'tool', name: 'Bash' },
+        { type: 'function', function: { name: 'Bash' } },
+      ],
     ];
     for (const [choice] of choices) {
       await client.messages.create({ model: 'm', max_tokens: 8, tools: [bash], tool_choice: choice, messages: [{ role: 'user', content: 'hi' }] });

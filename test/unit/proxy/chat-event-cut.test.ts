@@ -51,7 +51,12 @@ const vllmLast = JSON.stringify({
   object: 'chat.completion.chunk',
   choices: [{ index: 0, delta: {}, logprobs: { content: [{ token: '<|im_end|>', logprob: -1e-5 }] }, finish_reason: 'stop', token_ids: [2], stop_reason: 7 }],
 });
-const usageOnly = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } });
+const usageOnly = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  choices: [],
+  usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 },
+});
 
 const EVENTS: Record<string, string> = {
   'the first chunk, with the prompt ids': vllmFirst,
@@ -59,17 +64,30 @@ const EVENTS: Record<string, string> = {
   'the last token, with a finish reason and a stop reason': vllmLast,
   'a usage-only chunk': usageOnly,
   'usage beside a choice': JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' }, token_ids: [5] }], usage: { total_tokens: 1 } }),
-  'an engine field first, last and alone': '{"token_ids":[1],"id":"a","choices":[{"token_ids":[2]},{"index":1,"delta":{"content":"b"},"prompt_logprobs":null}],"kv_transfer_params":{"x":[1,{"y":"}"}]}}',
+  'an engine field first, last and alone':
+    '{"token_ids":[1],"id":"a","choices":[{"token_ids":[2]},{"index":1,"delta":{"content":"b"},"prompt_logprobs":null}],"kv_transfer_params":{"x":[1,{"y":"}"}]}}',
   'only engine fields': '{"prompt_token_ids":[1],"stop_reason":null}',
-  'spaces and tabs everywhere': ' { "id" : "a" ,\t"choices" : [ { "index" : 0 , "token_ids" : [ 3 ] , "logprobs" : { "content" : [ ] } , "delta" : { } } ] , "usage" : null } ',
+  'spaces and tabs everywhere':
+    ' { "id" : "a" ,\t"choices" : [ { "index" : 0 , "token_ids" : [ 3 ] , "logprobs" : { "content" : [ ] } , "delta" : { } } ] , "usage" : null } ',
   'no choices member': '{"id":"a","usage":{"total_tokens":3}}',
   'choices that are not objects': '{"choices":[1,"two",null,[3]]}',
   'unicode text': JSON.stringify({ choices: [{ index: 0, delta: { content: 'naïve — 日本 🎉' }, token_ids: [9] }] }),
-  'a tool call delta': JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] }, token_ids: [8, 9] }] }),
+  'a tool call delta': JSON.stringify({
+    choices: [
+      {
+        index: 0,
+        delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] },
+        token_ids: [8, 9],
+      },
+    ],
+  }),
   'an empty object': '{}',
   // escapes in a long text
   ...Object.fromEntries(
-    [60, 61, 62, 63, 64, 65].map((n) => [`a text with escapes about ${n} chars in`, JSON.stringify({ choices: [{ index: 0, delta: { content: `${'x'.repeat(n)}"\\\\"${'\\'.repeat(n % 3)}"` }, token_ids: [1] }] })]),
+    [60, 61, 62, 63, 64, 65].map((n) => [
+      `a text with escapes about ${n} chars in`,
+      JSON.stringify({ choices: [{ index: 0, delta: { content: `${'x'.repeat(n)}"\\\\"${'\\'.repeat(n % 3)}"` }, token_ids: [1] }] }),
+    ]),
   ),
 };
 

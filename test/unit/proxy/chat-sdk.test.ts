@@ -99,9 +99,7 @@ describe('chat completions through the official OpenAI SDK', () => {
     const calls = await fx.sink.waitFor(3);
     expect(calls.map((c) => c.seq)).toEqual([1, 2, 3]);
     expect(calls.map((c) => c.completionTokenIds)).toEqual(fx.fake.produced.map((p) => p.completionTokenIds));
-    expect((calls[0]?.response as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe(
-      'Hello from the fake upstream.',
-    );
+    expect((calls[0]?.response as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('Hello from the fake upstream.');
   });
 
   it('never shows engine fields to the client, whole or streamed', async () => {
@@ -167,16 +165,17 @@ describe('chat completions through the official OpenAI SDK', () => {
     // the upstream always streams usage; the record keeps it either way
     const calls = await fx.sink.waitFor(2);
     const completionTokens = fx.fake.produced.map((p) => p.completionTokenIds.length);
-    expect(calls.map((c) => (c.response as { usage: { completion_tokens: number } }).usage.completion_tokens)).toEqual(
-      completionTokens,
-    );
+    expect(calls.map((c) => (c.response as { usage: { completion_tokens: number } }).usage.completion_tokens)).toEqual(completionTokens);
   });
 
   it('records the request as the harness sent it, not as forwarded', async () => {
     const session = fx.session();
-    await fx.client(session).chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true }).then(async (s) => {
-      for await (const _ of s);
-    });
+    await fx
+      .client(session)
+      .chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true })
+      .then(async (s) => {
+        for await (const _ of s);
+      });
     const [call] = await fx.sink.waitFor(1);
     expect(call?.request).toEqual({ model: 'policy', messages: USER_MESSAGES, stream: true });
     expect(fx.fake.requests[0]?.body).toMatchObject({ return_token_ids: true, logprobs: true, stream_options: { include_usage: true } });

@@ -39,7 +39,10 @@ describe('pause, resume, drain', () => {
     expect(await refused.json()).toEqual({
       error: { message: expect.stringContaining('paused'), type: 'rate_limit_error', code: 'proxy_paused' },
     });
-    const sdkError = await fx.client(session).chat.completions.create({ model: 'policy', messages: USER_MESSAGES }).catch((e: unknown) => e);
+    const sdkError = await fx
+      .client(session)
+      .chat.completions.create({ model: 'policy', messages: USER_MESSAGES })
+      .catch((e: unknown) => e);
     expect(sdkError).toBeInstanceOf(OpenAI.RateLimitError);
     expect(fx.fake.requests).toHaveLength(0);
 

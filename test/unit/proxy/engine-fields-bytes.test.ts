@@ -9,7 +9,9 @@ function answer(random: () => number, round: number): ChatBody {
   const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)] as T;
   const text = pick(['Sure.', 'naïve café ✓ "quoted" \\ back', 'the field "token_ids":[9,9] and {"prompt_token_ids": [1]}', '', 'emoji 🦀 \u2028 line']);
   const toolCall = { id: `call_${round}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ cmd: `echo "${text}"` }) } };
-  const logprobs = { content: Array.from({ length: 1 + Math.floor(random() * 20) }, (_, i) => ({ token: `t${i}"]}`, logprob: -random(), bytes: [116, 48], top_logprobs: [] })) };
+  const logprobs = {
+    content: Array.from({ length: 1 + Math.floor(random() * 20) }, (_, i) => ({ token: `t${i}"]}`, logprob: -random(), bytes: [116, 48], top_logprobs: [] })),
+  };
   const choice: Record<string, unknown> = {
     index: 0,
     message: { role: 'assistant', content: text, tool_calls: random() < 0.3 ? [toolCall] : [], reasoning_content: random() < 0.3 ? 'thinking [a] {b}' : null },
@@ -52,8 +54,12 @@ describe("the harness's answer cut from the upstream's bytes", () => {
   });
 
   it("keeps the upstream's own text of what it keeps, and its member order", () => {
-    const bytes = Buffer.from('{"id":"a","created":1.0,"prompt_token_ids":[1,2],"choices":[{"index":0,"message":{"role":"assistant","content":"x"},"token_ids":[3],"logprobs":{"content":[]},"finish_reason":"stop"}],"usage":{"n":1e3}}');
-    expect(cut(bytes, false)?.toString()).toBe('{"id":"a","created":1.0,"choices":[{"index":0,"message":{"role":"assistant","content":"x"},"logprobs":null,"finish_reason":"stop"}],"usage":{"n":1e3}}');
+    const bytes = Buffer.from(
+      '{"id":"a","created":1.0,"prompt_token_ids":[1,2],"choices":[{"index":0,"message":{"role":"assistant","content":"x"},"token_ids":[3],"logprobs":{"content":[]},"finish_reason":"stop"}],"usage":{"n":1e3}}',
+    );
+    expect(cut(bytes, false)?.toString()).toBe(
+      '{"id":"a","created":1.0,"choices":[{"index":0,"message":{"role":"assistant","content":"x"},"logprobs":null,"finish_reason":"stop"}],"usage":{"n":1e3}}',
+    );
     expect(cut(bytes, true)?.toString()).toContain('"logprobs":{"content":[]}');
   });
 
@@ -65,7 +71,20 @@ describe("the harness's answer cut from the upstream's bytes", () => {
   it('gives up (so the answer is parsed instead) on anything cut off, out of place or not one object', () => {
     const whole = JSON.stringify(answer(seededRandom(3), 0));
     for (let end = 0; end < whole.length; end += 7) expect(cut(Buffer.from(whole.slice(0, end)), false), `cut at ${end}`).toBeUndefined();
-    for (const broken of ['', 'null', '[1]', '"text"', '{"a":1}x', '{"a":1,}', '{"a" 1}', '{"a":tru}', '{"a":1}{"b":2}', '<html>502</html>', '{"choices":[{"a":1},]}', '{"choices":[{"a":]}']) {
+    for (const broken of [
+      '',
+      'null',
+      '[1]',
+      '"text"',
+      '{"a":1}x',
+      '{"a":1,}',
+      '{"a" 1}',
+      '{"a":tru}',
+      '{"a":1}{"b":2}',
+      '<html>502</html>',
+      '{"choices":[{"a":1},]}',
+      '{"choices":[{"a":]}',
+    ]) {
       expect(cut(Buffer.from(broken), false), broken).toBeUndefined();
     }
     expect(cut(Buffer.from(' {"a":1} \n'), false)?.toString()).toBe('{"a":1}');

@@ -166,11 +166,7 @@ class Answer {
     private readonly scenario: Scenario,
   ) {
     const text =
-      scenario.kind === 'tool'
-        ? scenario.arguments
-        : scenario.kind === 'text' || scenario.kind === 'hold'
-          ? (scenario.text ?? DEFAULT_TEXT)
-          : DEFAULT_TEXT;
+      scenario.kind === 'tool' ? scenario.arguments : scenario.kind === 'text' || scenario.kind === 'hold' ? (scenario.text ?? DEFAULT_TEXT) : DEFAULT_TEXT;
     this.isTool = scenario.kind === 'tool';
     const split = this.isTool ? (text.match(/.{1,4}/gs) ?? []) : pieces(text);
     this.tokens = split.map((piece, i) => ({ id: tokenId(piece, i), piece, logprob: logprob(i) }));

@@ -23,14 +23,39 @@ describe('upstream faults', () => {
   // The first attempt's request is dropped once sent (so a call waiting for its model holds none of
   // it); a retry prepares it again from the harness's bytes and must send the very same request.
   it.each([
-    ['chat', '/chat/completions', { model: 'policy', messages: [{ role: 'system', content: 'Be brief.' }, ...USER_MESSAGES], tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object' } } }] }],
-    ['responses', '/responses', { model: 'policy', instructions: 'Be brief.', input: [{ role: 'user', content: 'Say hello.' }], tools: [{ type: 'function', name: 'ls', parameters: { type: 'object' } }] }],
-    ['anthropic', '/messages', { model: 'policy', max_tokens: 64, system: 'Be brief.', messages: USER_MESSAGES, tools: [{ name: 'ls', input_schema: { type: 'object' } }] }],
+    [
+      'chat',
+      '/chat/completions',
+      {
+        model: 'policy',
+        messages: [{ role: 'system', content: 'Be brief.' }, ...USER_MESSAGES],
+        tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object' } } }],
+      },
+    ],
+    [
+      'responses',
+      '/responses',
+      {
+        model: 'policy',
+        instructions: 'Be brief.',
+        input: [{ role: 'user', content: 'Say hello.' }],
+        tools: [{ type: 'function', name: 'ls', parameters: { type: 'object' } }],
+      },
+    ],
+    [
+      'anthropic',
+      '/messages',
+      { model: 'policy', max_tokens: 64, system: 'Be brief.', messages: USER_MESSAGES, tools: [{ name: 'ls', input_schema: { type: 'object' } }] },
+    ],
   ])('a retried %s call sends the upstream the same request again, and records the harness body', async (_, path, body) => {
     fx = await startFixture();
     fx.fake.script.push({ kind: 'status', status: 503 }, { kind: 'status', status: 502 });
     const session = fx.session();
-    const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     expect(fx.fake.requests).toHaveLength(3);
     const [first, ...retries] = fx.fake.requests.map((r) => r.body);
@@ -44,10 +69,16 @@ describe('upstream faults', () => {
 
   it('answers 502 for an upstream answer that is not JSON or is cut off, records why, and keeps serving', async () => {
     fx = await startFixture();
-    const whole = '{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"token_ids":[5],"finish_reason":"stop"}],"prompt_token_ids":[1,2]}';
+    const whole =
+      '{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"token_ids":[5],"finish_reason":"stop"}],"prompt_token_ids":[1,2]}';
     fx.fake.script.push({ kind: 'raw', body: '<html>bad gateway</html>' }, { kind: 'raw', body: whole.slice(0, 90) }, { kind: 'raw', body: whole });
     const session = fx.session();
-    const post = () => fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'policy', messages: USER_MESSAGES }) });
+    const post = () =>
+      fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'policy', messages: USER_MESSAGES }),
+      });
     for (const _ of [1, 2]) {
       const res = await post();
       expect(res.status).toBe(502);
@@ -55,18 +86,33 @@ describe('upstream faults', () => {
     }
     const res = await post();
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    expect(await res.json()).toEqual({
+      id: 'c1',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+    });
     const calls = await fx.sink.waitFor(3);
-    expect(calls.map((c) => [c.status, c.error === null, c.missingTokenIds])).toEqual([[502, false, false], [502, false, false], [200, true, false]]);
+    expect(calls.map((c) => [c.status, c.error === null, c.missingTokenIds])).toEqual([
+      [502, false, false],
+      [502, false, false],
+      [200, true, false],
+    ]);
     expect([Array.from(calls[2]?.promptTokenIds ?? []), calls[2]?.completionTokenIds, calls[2]?.finishReason]).toEqual([[1, 2], [5], 'stop']);
   });
 
-  it("passes on an answer whose structure reads but whose text does not parse, and the record says why it has no tokens", async () => {
+  it('passes on an answer whose structure reads but whose text does not parse, and the record says why it has no tokens', async () => {
     fx = await startFixture();
     // a number JSON does not allow, deep inside: the proxy cuts answers without reading every value
-    fx.fake.script.push({ kind: 'raw', body: '{"id":"c1","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"total_tokens":1e},"prompt_token_ids":[1]}' });
+    fx.fake.script.push({
+      kind: 'raw',
+      body: '{"id":"c1","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"total_tokens":1e},"prompt_token_ids":[1]}',
+    });
     const session = fx.session();
-    const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'policy', messages: USER_MESSAGES }) });
+    const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'policy', messages: USER_MESSAGES }),
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('{"id":"c1","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"total_tokens":1e}}');
     const [call] = await fx.sink.waitFor(1);

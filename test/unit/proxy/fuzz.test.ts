@@ -40,7 +40,13 @@ const SEEDS: Record<string, unknown[]> = {
       max_tokens: 64,
       messages: [
         { role: 'system', content: 'be brief' },
-        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
         { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] },
         { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
       ],
@@ -116,7 +122,18 @@ class Mutator {
       default:
         payload = Buffer.from(text);
     }
-    const contentType = this.int(8) === 0 ? this.pick([undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json-patch+json', 'APPLICATION/JSON']) : 'application/json';
+    const contentType =
+      this.int(8) === 0
+        ? this.pick([
+            undefined,
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data; boundary=x',
+            'application/json; charset=latin1',
+            'application/json-patch+json',
+            'APPLICATION/JSON',
+          ])
+        : 'application/json';
     return { payload, contentType };
   }
 
@@ -140,7 +157,27 @@ class Mutator {
   }
 
   private weird(): unknown {
-    return this.pick([null, 0, -1, 1.5, 1e308, -1e308, true, false, '', 'x', '🙂', [], {}, [[[]]], [null], { role: 'user' }, { type: 'text' }, '{"a":1}', 2 ** 53 + 1]);
+    return this.pick([
+      null,
+      0,
+      -1,
+      1.5,
+      1e308,
+      -1e308,
+      true,
+      false,
+      '',
+      'x',
+      '🙂',
+      [],
+      {},
+      [[[]]],
+      [null],
+      { role: 'user' },
+      { type: 'text' },
+      '{"a":1}',
+      2 ** 53 + 1,
+    ]);
   }
 
   /** A marker `body()` expands in the JSON text (too deep for JSON.stringify to build). */
@@ -260,7 +297,18 @@ describe('fuzzing every route', () => {
       jobs.push(() => send(proxy.url, method, path, headers, method === 'GET' ? undefined : payload));
     }
     for (let i = 0; i < 100; i++) {
-      const path = mutate.pick(['/', '/v1', '/v1/', `/s/${mutate.pick(secrets)}/v1/models`, '/v1/models', '/s//v1/chat/completions', '/v1/chat/completions/../models', '/%zz', `/v1/${'a/'.repeat(500)}`, '/health']);
+      const path = mutate.pick([
+        '/',
+        '/v1',
+        '/v1/',
+        `/s/${mutate.pick(secrets)}/v1/models`,
+        '/v1/models',
+        '/s//v1/chat/completions',
+        '/v1/chat/completions/../models',
+        '/%zz',
+        `/v1/${'a/'.repeat(500)}`,
+        '/health',
+      ]);
       jobs.push(() => send(proxy.url, mutate.pick(['GET', 'POST', 'OPTIONS', 'HEAD']), path, { authorization: `Bearer ${mutate.pick(secrets)}` }));
     }
     const modelResults = await inBatches(jobs, CONCURRENCY);
@@ -306,7 +354,13 @@ describe('fuzzing every route', () => {
     for (const protocol of endpoints()) {
       const [seed] = SEEDS[protocol.name] ?? [];
       if (seed === undefined) continue;
-      const res = await send(proxy.url, 'POST', `/s/${secrets[1]}/v1${protocol.paths[0]}`, { 'content-type': 'application/json' }, Buffer.from(JSON.stringify(seed)));
+      const res = await send(
+        proxy.url,
+        'POST',
+        `/s/${secrets[1]}/v1${protocol.paths[0]}`,
+        { 'content-type': 'application/json' },
+        Buffer.from(JSON.stringify(seed)),
+      );
       expect(res.status, `${protocol.name} after the fuzz`).toBe(200);
     }
   }, 180_000);

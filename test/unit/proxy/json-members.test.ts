@@ -18,7 +18,16 @@ function writeLoosely(value: unknown, random: () => number): string {
   return JSON.stringify(value);
 }
 
-const AWKWARD_STRINGS = ['', 'plain', 'a "quoted" word', 'back\\slash\\', '}]{[,:', 'é ü 日本 🚀', 'line\nbreak\ttab', '\\"', 'x\\\\',
+const AWKWARD_STRINGS = [
+  '',
+  'plain',
+  'a "quoted" word',
+  'back\\slash\\',
+  '}]{[,:',
+  'é ü 日本 🚀',
+  'line\nbreak\ttab',
+  '\\"',
+  'x\\\\',
   // longer than the stretch read byte by byte (64 bytes), escapes on either side of its end
   `${'a'.repeat(61)}"${'b'.repeat(9)}`,
   `${'c'.repeat(62)}\\${'d'.repeat(5)}"`,
@@ -75,7 +84,10 @@ describe('a JSON object rewritten at its top level, the rest passed through as b
           const raw = `${chars.slice(0, at)}${escape}${chars.slice(at)}`;
           const text = `{"s":"${raw}","t":["${raw}",{"u":"${raw}"}],"v":1}`;
           const members = topLevelMembers(Buffer.from(text));
-          expect(members?.map((m) => text.slice(m.start, m.end)), text).toEqual([`"s":"${raw}"`, `"t":["${raw}",{"u":"${raw}"}]`, '"v":1']);
+          expect(
+            members?.map((m) => text.slice(m.start, m.end)),
+            text,
+          ).toEqual([`"s":"${raw}"`, `"t":["${raw}",{"u":"${raw}"}]`, '"v":1']);
         }
       }
     }
@@ -99,7 +111,22 @@ describe('a JSON object rewritten at its top level, the rest passed through as b
   it('gives up on anything that is not one whole JSON object', () => {
     const whole = '{"a":"x\\"y","b":[1,{"c":2}],"d":3}';
     for (let cut = 0; cut < whole.length; cut++) expect(topLevelMembers(Buffer.from(whole.slice(0, cut)))).toBeUndefined();
-    for (const text of ['[1,2]', '"text"', '42', '{"a":1}{"b":2}', '{"a" 1}', '{a:1}', '{"a":1,}', '{"a":}', '{"a":tru}', '{"a":nul}', '{"a":1x}', '{"a":x1}', '{"a":[1,2}', '{"a":[1,2,]']) {
+    for (const text of [
+      '[1,2]',
+      '"text"',
+      '42',
+      '{"a":1}{"b":2}',
+      '{"a" 1}',
+      '{a:1}',
+      '{"a":1,}',
+      '{"a":}',
+      '{"a":tru}',
+      '{"a":nul}',
+      '{"a":1x}',
+      '{"a":x1}',
+      '{"a":[1,2}',
+      '{"a":[1,2,]',
+    ]) {
       expect(topLevelMembers(Buffer.from(text)), text).toBeUndefined();
     }
   });

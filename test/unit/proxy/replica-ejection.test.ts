@@ -14,10 +14,15 @@ describe('replica health', () => {
   const setup = (count: number) => {
     let now = 10_000;
     const events: string[] = [];
-    const health = new ReplicaHealth(count, POLICY, {
-      ejected: (replica, forMs, failures) => events.push(`ejected ${replica} for ${forMs} after ${failures}`),
-      restored: (replica) => events.push(`restored ${replica}`),
-    }, () => now);
+    const health = new ReplicaHealth(
+      count,
+      POLICY,
+      {
+        ejected: (replica, forMs, failures) => events.push(`ejected ${replica} for ${forMs} after ${failures}`),
+        restored: (replica) => events.push(`restored ${replica}`),
+      },
+      () => now,
+    );
     return { health, events, advance: (ms: number) => (now += ms) };
   };
 
@@ -116,9 +121,14 @@ describe('a failing replica behind the proxy', () => {
     const calls = await fx.sink.waitFor(5);
     expect(calls.map((c) => [c.status, c.upstream])).toEqual(Array.from({ length: 5 }, () => [200, healthy.url]));
     const out = (await status()).upstreams;
-    expect(out).toMatchObject([{ url: failing.url, in_routing: false, consecutive_failures: 3 }, { url: healthy.url, in_routing: true, consecutive_failures: 0 }]);
+    expect(out).toMatchObject([
+      { url: failing.url, in_routing: false, consecutive_failures: 3 },
+      { url: healthy.url, in_routing: true, consecutive_failures: 0 },
+    ]);
     expect(Date.parse(out[0]!.ejected_until!)).toBeGreaterThan(Date.now());
-    expect(fx.logger.lines).toEqual([expect.stringMatching(new RegExp(`upstream ${failing.url} failed 3 times in a row; its rollouts' calls go to the next replica for 0\\.3 s`))]);
+    expect(fx.logger.lines).toEqual([
+      expect.stringMatching(new RegExp(`upstream ${failing.url} failed 3 times in a row; its rollouts' calls go to the next replica for 0\\.3 s`)),
+    ]);
 
     // the ejection is over and the replica answers again (its script is used up): the rollout is back on it
     await new Promise((resolve) => setTimeout(resolve, 350));
@@ -155,7 +165,10 @@ describe('a failing replica behind the proxy', () => {
     const stalled = await startStalledListener();
     const alive = await startFakeVllm();
     const proxy = await startProxy({
-      upstreams: [{ url: stalled.url, kind: 'vllm' }, { url: alive.url, kind: 'vllm' }],
+      upstreams: [
+        { url: stalled.url, kind: 'vllm' },
+        { url: alive.url, kind: 'vllm' },
+      ],
       sessions: { bySecret: (secret) => (secret === 'on-the-stalled-one' ? session : undefined) },
       sink: new MemorySink(),
       logger: new MemoryLogger(),

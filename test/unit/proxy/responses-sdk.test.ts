@@ -82,7 +82,9 @@ describe('Responses protocol through the official OpenAI SDK', () => {
     ]);
     expect(response.output_text).toBe('');
     expect(fx.fake.requests[0]?.body).toMatchObject({
-      tools: [{ type: 'function', function: { name: 'exec_command', description: EXEC_COMMAND.description, parameters: EXEC_COMMAND.parameters, strict: false } }],
+      tools: [
+        { type: 'function', function: { name: 'exec_command', description: EXEC_COMMAND.description, parameters: EXEC_COMMAND.parameters, strict: false } },
+      ],
     });
   });
 
@@ -118,7 +120,12 @@ describe('Responses protocol through the official OpenAI SDK', () => {
     expect(events[0]?.type).toBe('response.created');
     expect(events[1]?.type).toBe('response.in_progress');
     const added = events.find((e) => e.type === 'response.output_item.added');
-    expect(added?.type === 'response.output_item.added' && added.item).toMatchObject({ type: 'function_call', name: 'exec_command', arguments: '', status: 'in_progress' });
+    expect(added?.type === 'response.output_item.added' && added.item).toMatchObject({
+      type: 'function_call',
+      name: 'exec_command',
+      arguments: '',
+      status: 'in_progress',
+    });
     const deltas = events.flatMap((e) => (e.type === 'response.function_call_arguments.delta' ? [e.delta] : []));
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join('')).toBe(args);
@@ -126,7 +133,9 @@ describe('Responses protocol through the official OpenAI SDK', () => {
     expect(argsDone?.type === 'response.function_call_arguments.done' && argsDone).toMatchObject({ name: 'exec_command', arguments: args });
 
     const done = events.flatMap((e) => (e.type === 'response.output_item.done' ? [e.item] : []));
-    expect(done).toEqual([{ type: 'function_call', id: expect.stringMatching(/^fc_/), call_id: 'call_fake_1', name: 'exec_command', arguments: args, status: 'completed' }]);
+    expect(done).toEqual([
+      { type: 'function_call', id: expect.stringMatching(/^fc_/), call_id: 'call_fake_1', name: 'exec_command', arguments: args, status: 'completed' },
+    ]);
     const last = events.at(-1);
     expect(last?.type).toBe('response.completed');
     expect(last?.type === 'response.completed' && last.response.output).toEqual(done);

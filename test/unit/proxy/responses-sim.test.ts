@@ -183,7 +183,14 @@ describe('Responses protocol against the built-in sim upstream', () => {
 
       expect(turns).toHaveLength(3);
       expect(turns[0]?.output).toEqual([
-        { type: 'function_call', id: expect.stringMatching(/^fc_/), call_id: expect.any(String), name: 'exec_command', arguments: expect.any(String), status: 'completed' },
+        {
+          type: 'function_call',
+          id: expect.stringMatching(/^fc_/),
+          call_id: expect.any(String),
+          name: 'exec_command',
+          arguments: expect.any(String),
+          status: 'completed',
+        },
       ]);
       expect(commandOf(turns[0]?.output[0])).toBe(STEP_1);
       expect(commandOf(turns[1]?.output[0])).toBe(STEP_2);
@@ -231,8 +238,15 @@ describe('Responses protocol against the built-in sim upstream', () => {
     const client = await start(thinkingPolicy);
     const turns = await codexLoop(client, true, CODEX_PREAMBLE);
 
-    expect(turns.map((t) => t.output.map((item) => item.type))).toEqual([['reasoning', 'message', 'function_call'], ['reasoning', 'message']]);
-    expect(turns[0]?.output[0]).toMatchObject({ type: 'reasoning', content: [{ type: 'reasoning_text', text: 'I should write the file first.' }], summary: [] });
+    expect(turns.map((t) => t.output.map((item) => item.type))).toEqual([
+      ['reasoning', 'message', 'function_call'],
+      ['reasoning', 'message'],
+    ]);
+    expect(turns[0]?.output[0]).toMatchObject({
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: 'I should write the file first.' }],
+      summary: [],
+    });
     const reasoningDeltas = turns[0]?.events.flatMap((e) => (e.type === 'response.reasoning_text.delta' ? [e.delta] : [])) ?? [];
     expect(reasoningDeltas.length).toBeGreaterThan(1);
     expect(reasoningDeltas.join('')).toBe('I should write the file first.');

@@ -12,7 +12,12 @@ const TOOLS = [
 ];
 
 function translator(): StreamTranslator {
-  return (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)({ model: 'policy', input: 'go', tools: TOOLS, stream: true }).streamTranslator();
+  return (responsesProtocol.endpoints[0]!.prepare as (body: unknown) => PreparedCall)({
+    model: 'policy',
+    input: 'go',
+    tools: TOOLS,
+    stream: true,
+  }).streamTranslator();
 }
 
 function chunk(delta: ChatDelta, finish: string | null = null): ChatBody {
@@ -159,10 +164,7 @@ describe('Responses stream translation', () => {
     const t = translator();
     const events = run(
       t,
-      [
-        chunk({ content: 'Running.' }),
-        chunk({ tool_calls: [{ index: 0, id: 'call_half', function: { name: 'exec_command', arguments: '{"cm' } }] }),
-      ],
+      [chunk({ content: 'Running.' }), chunk({ tool_calls: [{ index: 0, id: 'call_half', function: { name: 'exec_command', arguments: '{"cm' } }] })],
       'fail',
     );
     const last = events.at(-1)!;

@@ -82,7 +82,13 @@ describe('Responses request → Chat Completions request', () => {
     const request = upstream({
       input: [
         { role: 'user', content: 'List files, then show the notes.' },
-        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'a summary' }], content: [{ type: 'reasoning_text', text: 'Two commands.' }], encrypted_content: 'opaque' },
+        {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [{ type: 'summary_text', text: 'a summary' }],
+          content: [{ type: 'reasoning_text', text: 'Two commands.' }],
+          encrypted_content: 'opaque',
+        },
         { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Running both.', annotations: [] }] },
         { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'exec_command', arguments: '{"cmd":"ls"}', status: 'completed' },
         { type: 'function_call', id: 'fc_2', call_id: 'call_2', name: 'exec_command', arguments: '{"cmd": "cat notes.txt"}' },
@@ -97,7 +103,14 @@ describe('Responses request → Chat Completions request', () => {
         },
         { type: 'function_call', call_id: 'call_3', name: 'exec_command', arguments: '{"cmd":"true"}' },
         { type: 'function_call_output', call_id: 'call_3', output: [{ type: 'input_text', text: '' }] },
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done' }, { type: 'output_text', text: '.' }] },
+        {
+          type: 'message',
+          role: 'assistant',
+          content: [
+            { type: 'output_text', text: 'Done' },
+            { type: 'output_text', text: '.' },
+          ],
+        },
       ],
     });
     expect(request.messages).toEqual([
@@ -161,8 +174,18 @@ describe('Responses request → Chat Completions request', () => {
           strict: false,
           parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
         },
-        { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents.', tools: [{ type: 'function', name: 'spawn_agent', parameters: { type: 'object', properties: {} } }] },
-        { type: 'custom', name: 'apply_patch', description: 'Edit files.', format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch"' } },
+        {
+          type: 'namespace',
+          name: 'multi_agent_v1',
+          description: 'Sub-agents.',
+          tools: [{ type: 'function', name: 'spawn_agent', parameters: { type: 'object', properties: {} } }],
+        },
+        {
+          type: 'custom',
+          name: 'apply_patch',
+          description: 'Edit files.',
+          format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch"' },
+        },
         { type: 'web_search', external_web_access: true },
         { type: 'local_shell' },
       ],
@@ -221,11 +244,19 @@ describe('Responses request → Chat Completions request', () => {
     });
     expect(request.messages).toEqual([
       { role: 'user', content: 'patch it' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch\\n\\"quoted\\""}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch\\n\\"quoted\\""}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'Success.' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'c2', content: 'spawned' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c3', type: 'function', function: { name: 'local_shell', arguments: '{"type":"exec","command":["ls"]}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c3', type: 'function', function: { name: 'local_shell', arguments: '{"type":"exec","command":["ls"]}' } }],
+      },
       { role: 'tool', tool_call_id: 'c3', content: '' },
     ]);
   });
@@ -243,23 +274,59 @@ describe('Responses request validation', () => {
     [{ input: 'hi' }, 'model: '],
     [{ model: 'policy' }, 'input: the request has no instructions and no input'],
     [{ model: 'policy', input: 42 }, 'input: expected a string or a list of input items'],
-    [{ model: 'policy', input: [{ role: 'user', content: 'a' }, { type: 'file_search_call', id: 'x' }] }, 'input[1].type: unsupported input item type "file_search_call"'],
+    [
+      {
+        model: 'policy',
+        input: [
+          { role: 'user', content: 'a' },
+          { type: 'file_search_call', id: 'x' },
+        ],
+      },
+      'input[1].type: unsupported input item type "file_search_call"',
+    ],
     [{ model: 'policy', input: ['hello'] }, 'input[0]: expected an item object'],
     [{ model: 'policy', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }, 'input[0].call_id: '],
     [{ model: 'policy', input: [{ type: 'function_call_output', call_id: 'a', output: 7 }] }, 'input[0].output: expected a string or a list of content parts'],
     [{ model: 'policy', input: [{ role: 'tool', content: 'x' }] }, 'input[0].role: '],
     [
-      { model: 'policy', input: [{ role: 'user', content: [{ type: 'input_text', text: 'a' }, { type: 'input_image', file_id: 'file-1' }] }] },
+      {
+        model: 'policy',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'a' },
+              { type: 'input_image', file_id: 'file-1' },
+            ],
+          },
+        ],
+      },
       'input[0].content[1].image_url: input_image needs image_url',
     ],
-    [{ model: 'policy', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, 'input[0].content[0].type: unsupported content part "input_file"'],
+    [
+      { model: 'policy', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] },
+      'input[0].content[0].type: unsupported content part "input_file"',
+    ],
     [
       { model: 'policy', input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: PNG_DATA_URL }] }] },
       'input[0].content[0].type: an assistant message can only hold text',
     ],
     [{ model: 'policy', input: 'hi', tools: [{ type: 'function', parameters: {} }] }, 'tools[0].name: '],
-    [{ model: 'policy', input: 'hi', tools: [{ type: 'function', name: 'a__b' }, { type: 'namespace', name: 'a', tools: [{ type: 'function', name: 'b' }] }] }, 'tools[1].tools[0].name: tool name "a__b" is declared twice'],
-    [{ model: 'policy', input: 'hi', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'web_search' } }, 'tool_choice: a tool choice of type "web_search"'],
+    [
+      {
+        model: 'policy',
+        input: 'hi',
+        tools: [
+          { type: 'function', name: 'a__b' },
+          { type: 'namespace', name: 'a', tools: [{ type: 'function', name: 'b' }] },
+        ],
+      },
+      'tools[1].tools[0].name: tool name "a__b" is declared twice',
+    ],
+    [
+      { model: 'policy', input: 'hi', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'web_search' } },
+      'tool_choice: a tool choice of type "web_search"',
+    ],
     [{ model: 'policy', input: 'hi', max_output_tokens: 0 }, 'max_output_tokens: '],
     [{ model: 'policy', input: 'hi', previous_response_id: 'resp_1' }, 'previous_response_id: the recording proxy stores no responses'],
   ])('rejects %j naming the field', (body, expected) => {

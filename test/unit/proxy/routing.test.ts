@@ -12,9 +12,7 @@ describe('several upstreams', () => {
     fx = await startFixture({ upstreams: 2 });
     const sessions = Array.from({ length: 12 }, () => fx.session());
     for (let round = 0; round < 3; round++) {
-      await Promise.all(
-        sessions.map((s) => fx.client(s).chat.completions.create({ model: 'policy', messages: USER_MESSAGES })),
-      );
+      await Promise.all(sessions.map((s) => fx.client(s).chat.completions.create({ model: 'policy', messages: USER_MESSAGES })));
     }
     const calls = await fx.sink.waitFor(36);
     for (const session of sessions) {

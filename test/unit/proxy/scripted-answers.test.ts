@@ -53,7 +53,8 @@ describe('a session with scripted answers (a fork)', () => {
 
     await client.chat.completions.create({ model: 'policy-small', messages: USER_MESSAGES }); // a helper: not scripted, not counted
     let streamed = '';
-    for await (const chunk of await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true })) streamed += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true }))
+      streamed += chunk.choices[0]?.delta.content ?? '';
     expect(streamed).toBe('The edited answer.');
 
     const third = await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES });
@@ -92,7 +93,9 @@ describe('a session with scripted answers (a fork)', () => {
     const session = withScript(scripted());
     const anthropic = new Anthropic({ baseURL: `${fx.proxy.url}/s/${session.secret}`, apiKey: 'x', maxRetries: 0 });
     const tools = [{ name: 'shell', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } } } }];
-    const first = await anthropic.messages.stream({ model: 'policy', max_tokens: 100, tools, messages: [{ role: 'user', content: 'list the files' }] }).finalMessage();
+    const first = await anthropic.messages
+      .stream({ model: 'policy', max_tokens: 100, tools, messages: [{ role: 'user', content: 'list the files' }] })
+      .finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([
       expect.objectContaining({ type: 'text', text: 'Listing.' }),
@@ -115,7 +118,9 @@ describe('a session whose script is the whole episode (a replay)', () => {
     await ask('and now?');
     const third = await ask('and after that?');
     expect(third.stop_reason).toBe('end_turn');
-    expect(third.content).toEqual([expect.objectContaining({ type: 'text', text: expect.stringMatching(/made only 2 model call\(s\); there is no recorded answer for call 3/) })]);
+    expect(third.content).toEqual([
+      expect.objectContaining({ type: 'text', text: expect.stringMatching(/made only 2 model call\(s\); there is no recorded answer for call 3/) }),
+    ]);
     await anthropic.messages.create({ model: 'policy-small', max_tokens: 10, messages: [{ role: 'user', content: 'a title?' }] }); // helpers still go upstream
     expect(fx.fake.requests.length - before).toBe(1);
 
@@ -126,6 +131,9 @@ describe('a session whose script is the whole episode (a replay)', () => {
       [3, 'policy', BEYOND_SCRIPT_UPSTREAM, 200],
       [4, 'helper', expect.not.stringMatching(/^openforge:/), 200],
     ]);
-    expect(calls[2]).toMatchObject({ error: expect.stringMatching(/^the replay made more model calls than the original: policy call 3, while the original made 2/), completionTokenIds: null });
+    expect(calls[2]).toMatchObject({
+      error: expect.stringMatching(/^the replay made more model calls than the original: policy call 3, while the original made 2/),
+      completionTokenIds: null,
+    });
   });
 });

@@ -73,7 +73,10 @@ describe('proxy server', () => {
     });
     const raw = (host: string, request: string) => rawHttp(proxy.port, host, request);
     for (const host of ['127.0.0.1', '127.0.0.2']) {
-      const control = await raw(host, `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${session.secret}\x01\r\nContent-Length: 2\r\n\r\n{}`);
+      const control = await raw(
+        host,
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${session.secret}\x01\r\nContent-Length: 2\r\n\r\n{}`,
+      );
       expect(control.status).toBe(400);
       expect(control.body.error).toMatchObject({ code: 'malformed_http_request' });
       expect(control.body.error.message).toMatch(/a request header holds a character HTTP does not allow/);
@@ -84,7 +87,9 @@ describe('proxy server', () => {
       expect(notHttp.status).toBe(400);
       expect(notHttp.body.error.message).toMatch(/^the request is not valid HTTP\/1\.1 \(HPE_/);
       const client = new OpenAI({ baseURL: `http://${host}:${proxy.port}/s/${session.secret}/v1`, apiKey: 'x', maxRetries: 0 });
-      expect((await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES })).choices[0]?.message.content).toBe('Hello from the fake upstream.');
+      expect((await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES })).choices[0]?.message.content).toBe(
+        'Hello from the fake upstream.',
+      );
     }
   });
 

@@ -50,7 +50,9 @@ describe('how busy the serving thread is', () => {
     await saturate();
     expect((await status()).serving_thread.busy).toBeGreaterThanOrEqual(0.9);
     expect(warnings()).toHaveLength(1);
-    expect(warnings()[0]).toMatch(/serving thread was \d+ % busy over the last 0\.2 s.*a core that no other busy process shares, or split the rollouts across several proxies/);
+    expect(warnings()[0]).toMatch(
+      /serving thread was \d+ % busy over the last 0\.2 s.*a core that no other busy process shares, or split the rollouts across several proxies/,
+    );
 
     // it recovers, then saturates again: a second warning
     await sleep(5 * WINDOW_MS);

@@ -48,17 +48,11 @@ describe('against the built-in sim upstream', () => {
   it('records the token ids the sim generates, streamed and whole', async () => {
     const { sink, client } = await startSimAndProxy('r-sim');
 
-    const first = await client.chat.completions
-      .stream({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS })
-      .finalChatCompletion();
+    const first = await client.chat.completions.stream({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS }).finalChatCompletion();
     const toolCall = first.choices[0]?.message.tool_calls?.[0];
     expect(toolCall?.type === 'function' && JSON.parse(toolCall.function.arguments)).toEqual({ command: 'echo hi > out.txt' });
 
-    const followUp = [
-      ...USER_MESSAGES,
-      first.choices[0]!.message,
-      { role: 'tool' as const, tool_call_id: toolCall?.id ?? '', content: '' },
-    ];
+    const followUp = [...USER_MESSAGES, first.choices[0]!.message, { role: 'tool' as const, tool_call_id: toolCall?.id ?? '', content: '' }];
     const second = await client.chat.completions.create({ model: 'policy', messages: followUp, tools: TOOLS });
     expect(second.choices[0]?.message.content).toBe('All done.');
 

@@ -59,7 +59,12 @@ function shortly(event: string): string {
   return delta?.role ? 'role' : (delta?.content ?? '?');
 }
 
-const ROLE = JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, token_ids: [] }], prompt_token_ids: [1, 2] });
+const ROLE = JSON.stringify({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta: { role: 'assistant', content: '' }, token_ids: [] }],
+  prompt_token_ids: [1, 2],
+});
 const token = (text: string, id: number, finish: string | null = null) =>
   JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: finish, token_ids: [id] }] });
 

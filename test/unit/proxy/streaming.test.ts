@@ -78,7 +78,11 @@ describe('streaming pass-through', () => {
     fx.fake.script.push({ kind: 'text', text: words.join(' ') });
     const session = fx.session();
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request(`${fx.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${session.secret}` } }, resolve);
+      const req = http.request(
+        `${fx.proxy.url}/v1/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${session.secret}` } },
+        resolve,
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ model: 'policy', messages: USER_MESSAGES, stream: true }));
     });

@@ -48,13 +48,15 @@ describe('max_turns enforced at the proxy', () => {
     const served = await client.chat.completions.create({ model: 'policy', messages: USER_MESSAGES });
     expect(served.choices[0]!.message.content).not.toContain('model turns');
     const free = fx.client(fx.session());
-    for (let i = 0; i < 3; i++) expect((await free.chat.completions.create({ model: 'policy', messages: USER_MESSAGES })).choices[0]!.message.content).not.toContain('model turns');
+    for (let i = 0; i < 3; i++)
+      expect((await free.chat.completions.create({ model: 'policy', messages: USER_MESSAGES })).choices[0]!.message.content).not.toContain('model turns');
   });
 
   it('streams the final message in each protocol, read back by the official clients', async () => {
     const chat = fx.client(limited(0));
     let text = '';
-    for await (const chunk of await chat.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await chat.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true }))
+      text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toContain('limit of 0 model turns');
 
     const responses = fx.client(limited(0));

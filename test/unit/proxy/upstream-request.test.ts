@@ -61,7 +61,11 @@ describe('what the upstream receives', () => {
       "max_tokens": 10000
     }`;
     const sent = async (body: Buffer) => {
-      const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) });
+      const res = await fetch(`${fx.proxy.url}/s/${session.secret}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array(body),
+      });
       expect(res.status).toBe(200);
       return fx.fake.requests.at(-1)?.body;
     };
@@ -72,7 +76,11 @@ describe('what the upstream receives', () => {
     await sent(Buffer.from('{"model":"policy","messages":[{"role":"user","content":"hi"}],"seed": 12345678901234567891,"top_p":1.0}'));
     expect(fx.fake.requests.at(-1)?.text).toContain('"seed": 12345678901234567891,"top_p":1.0}');
     // bytes that are not UTF-8 reach the parsed request as U+FFFD: that is what goes upstream too
-    const invalid = Buffer.concat([Buffer.from('{"model":"policy","messages":[{"role":"user","content":"bad '), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
+    const invalid = Buffer.concat([
+      Buffer.from('{"model":"policy","messages":[{"role":"user","content":"bad '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}]}'),
+    ]);
     const received = await sent(invalid);
     expect(received?.messages).toEqual([{ role: 'user', content: 'bad \ufffd\ufffd' }]);
     expect(received).toMatchObject(forced);

@@ -61,9 +61,14 @@ describe('upstream timeouts', () => {
     const upstream = await startSilentUpstream();
     const sink = new MemorySink();
     const proxy = await proxyOver(upstream.url, sink, SHORT);
-    cleanups.push(() => upstream.close(), () => proxy.close());
+    cleanups.push(
+      () => upstream.close(),
+      () => proxy.close(),
+    );
     const started = Date.now();
-    const error = await clientOf(proxy).chat.completions.create({ model: 'policy', messages: USER_MESSAGES }).catch((e: unknown) => e);
+    const error = await clientOf(proxy)
+      .chat.completions.create({ model: 'policy', messages: USER_MESSAGES })
+      .catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
@@ -78,7 +83,10 @@ describe('upstream timeouts', () => {
     const upstream = await startSilentUpstream();
     const sink = new MemorySink();
     const proxy = await proxyOver(upstream.url, sink, SHORT);
-    cleanups.push(() => upstream.close(), () => proxy.close());
+    cleanups.push(
+      () => upstream.close(),
+      () => proxy.close(),
+    );
     const error = await clientOf(proxy)
       .chat.completions.create({ model: 'policy', messages: USER_MESSAGES, stream: true })
       .catch((e: unknown) => e);
@@ -93,8 +101,13 @@ describe('upstream timeouts', () => {
     });
     const sink = new MemorySink();
     const proxy = await proxyOver(upstream.url, sink, SHORT);
-    cleanups.push(() => upstream.close(), () => proxy.close());
-    const error = await clientOf(proxy).chat.completions.create({ model: 'policy', messages: USER_MESSAGES }).catch((e: unknown) => e);
+    cleanups.push(
+      () => upstream.close(),
+      () => proxy.close(),
+    );
+    const error = await clientOf(proxy)
+      .chat.completions.create({ model: 'policy', messages: USER_MESSAGES })
+      .catch((e: unknown) => e);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
     const [call] = await sink.waitFor(1);
     expect(call?.status).toBe(504);
@@ -134,7 +147,10 @@ describe('upstream timeouts', () => {
     const sim = await startSimServer({ policy, tokenDelayMs: 50 });
     const sink = new MemorySink();
     const proxy = await proxyOver(sim.url, sink, { firstByteMs: 5_000, idleMs: 600 });
-    cleanups.push(() => sim.close(), () => proxy.close());
+    cleanups.push(
+      () => sim.close(),
+      () => proxy.close(),
+    );
     const client = clientOf(proxy);
     const started = Date.now();
     const text = await client.chat.completions.stream({ model: 'policy', messages: USER_MESSAGES }).finalContent();
@@ -158,7 +174,9 @@ describe('upstream timeouts', () => {
     const proxy = await proxyOver(stalled.url, sink, { connectMs: 150 });
     cleanups.push(() => proxy.close());
     const started = Date.now();
-    const error = await clientOf(proxy).chat.completions.create({ model: 'policy', messages: USER_MESSAGES }).catch((e: unknown) => e);
+    const error = await clientOf(proxy)
+      .chat.completions.create({ model: 'policy', messages: USER_MESSAGES })
+      .catch((e: unknown) => e);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
     expect(Date.now() - started).toBeLessThan(3_000);
     const [call] = await sink.waitFor(1);

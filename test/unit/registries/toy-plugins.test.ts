@@ -94,7 +94,10 @@ describe('plugins added through the registries alone', () => {
 
     const verl = await exportRun(dbFile, { format: 'verl', out: path.join(dir, 'verl.jsonl'), workers: 0 });
     expect(verl.rows).toBe(1);
-    const [sample] = readFileSync(verl.file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { response_ids: number[]; reward_score: number });
+    const [sample] = readFileSync(verl.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { response_ids: number[]; reward_score: number });
     expect(sample!.response_ids.length).toBeGreaterThan(0);
     expect(sample!.reward_score).toBe(1);
 

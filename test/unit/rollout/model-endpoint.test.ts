@@ -49,7 +49,9 @@ describe("openforge run's model endpoint", () => {
   });
 
   it('refuses replicas beside a simulated model', async () => {
-    const err = await start({ upstream: 'sim:oracle', replicas: ['http://127.0.0.1:1/v1'], name: 'policy', kind: 'vllm', sampling: {} }, new Map()).catch((e: unknown) => e);
+    const err = await start({ upstream: 'sim:oracle', replicas: ['http://127.0.0.1:1/v1'], name: 'policy', kind: 'vllm', sampling: {} }, new Map()).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UserError);
     expect((err as UserError).message).toContain('model.replicas needs model.upstream to be a server of the same model, not "sim:oracle"');
   });

@@ -14,7 +14,7 @@ function builder(answers: (() => Promise<string>)[]) {
 const task = { id: 'demo' } as Task;
 
 describe('TaskImages', () => {
-  it('keeps a failed build: the task\'s other rollouts fail fast instead of building again', async () => {
+  it("keeps a failed build: the task's other rollouts fail fast instead of building again", async () => {
     const { b, calls } = builder([() => Promise.reject(new RolloutError('build', 'RUN exit 7'))]);
     const images = new TaskImages(b);
     await expect(images.get(task)).rejects.toThrow('RUN exit 7');
@@ -22,7 +22,7 @@ describe('TaskImages', () => {
     expect(calls()).toBe(1);
   });
 
-  it('forgets a failure that was not the build\'s (the engine restarting), so a retry asks again', async () => {
+  it("forgets a failure that was not the build's (the engine restarting), so a retry asks again", async () => {
     const gone = Object.assign(new Error('connect ENOENT /var/run/docker.sock'), { code: 'ENOENT' });
     const { b, calls } = builder([() => Promise.reject(gone), () => Promise.resolve('openforge/task-demo:1')]);
     const images = new TaskImages(b);

@@ -18,7 +18,8 @@ function tree(files: Record<string, string>): string {
 describe('the modules an image needs from dist/', () => {
   it('follows static, side-effect and dynamic relative imports, across folders, and leaves the rest out', () => {
     const root = tree({
-      'in-container/browser-env/server/main.js': "import { a } from './app.js';\nimport '../actions.js';\nconst m = await import(\"./mcp.js\");\nimport Fastify from 'fastify';\n",
+      'in-container/browser-env/server/main.js':
+        "import { a } from './app.js';\nimport '../actions.js';\nconst m = await import(\"./mcp.js\");\nimport Fastify from 'fastify';\n",
       'in-container/browser-env/server/app.js': "import { clientErrorAnswer } from '../../../util/client-error.js';\n",
       'in-container/browser-env/server/mcp.js': 'export const mcp = 1;\n',
       'in-container/browser-env/actions.js': 'export {};\n',
@@ -39,7 +40,9 @@ describe('the modules an image needs from dist/', () => {
 
   it('names a module that is imported but missing, and one outside the tree', () => {
     const missing = tree({ 'in-container/browser-env/server/main.js': "import './gone.js';\n" });
-    expect(() => moduleClosure(missing, ['in-container/browser-env/server/main.js'])).toThrow(/in-container\/browser-env\/server\/gone\.js is imported but missing.*npm run build/);
+    expect(() => moduleClosure(missing, ['in-container/browser-env/server/main.js'])).toThrow(
+      /in-container\/browser-env\/server\/gone\.js is imported but missing.*npm run build/,
+    );
     const outside = tree({ 'envs/main.js': "import '../../elsewhere.js';\n" });
     expect(() => moduleClosure(outside, ['envs/main.js'])).toThrow(/envs\/main\.js imports \.\.\/\.\.\/elsewhere\.js, outside/);
   });

@@ -69,6 +69,10 @@ describe('task image build context with symbolic links', () => {
 
   it('skips links when no folder is allowed (plain copies keep their old behaviour)', () => {
     const suite = suiteWithKit({ link: () => '../../../_kit/site' });
-    expect(readTree(path.join(suite, 'shop/environment')).map((f) => f.name).sort()).toEqual(['Dockerfile', 'site/app.mjs']);
+    expect(
+      readTree(path.join(suite, 'shop/environment'))
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(['Dockerfile', 'site/app.mjs']);
   });
 });

@@ -48,7 +48,8 @@ describe('a network holder whose start the engine fails', () => {
     const borrowed = new NetworkHolders(engine.docker, 'owner').borrow('run-net', spec, []);
     await expect(borrowed).rejects.toMatchObject({
       type: 'infrastructure',
-      message: 'cannot start a network holder (`sleep` from openforge/task-t0:abc) on network run-net: (HTTP code 500) server error - cannot start a stopped process',
+      message:
+        'cannot start a network holder (`sleep` from openforge/task-t0:abc) on network run-net: (HTTP code 500) server error - cannot start a stopped process',
     });
     expect(engine.made).toEqual(['holder-1', 'holder-2']);
     expect(engine.removed).toEqual(['holder-1', 'holder-2']);

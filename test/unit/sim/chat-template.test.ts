@@ -39,7 +39,15 @@ describe('chat template', () => {
   });
 
   it('renders tools as JSON into the system turn, after the system message', () => {
-    const text = decode(renderPrompt([{ role: 'system', content: 'Be careful.' }, { role: 'user', content: 'go' }], [OPENAI_BASH]));
+    const text = decode(
+      renderPrompt(
+        [
+          { role: 'system', content: 'Be careful.' },
+          { role: 'user', content: 'go' },
+        ],
+        [OPENAI_BASH],
+      ),
+    );
     expect(text.startsWith('<|im_start|>system\nBe careful.\n\n# Tools\n')).toBe(true);
     expect(text).toContain(`<tools>\n${JSON.stringify(OPENAI_BASH)}\n</tools>`);
     expect(text.match(/<\|im_start\|>system/g)).toHaveLength(1);
@@ -48,8 +56,16 @@ describe('chat template', () => {
   });
 
   it('treats developer messages as system messages', () => {
-    expect(renderPrompt([{ role: 'developer', content: 'rules' }, { role: 'user', content: 'x' }])).toEqual(
-      renderPrompt([{ role: 'system', content: 'rules' }, { role: 'user', content: 'x' }]),
+    expect(
+      renderPrompt([
+        { role: 'developer', content: 'rules' },
+        { role: 'user', content: 'x' },
+      ]),
+    ).toEqual(
+      renderPrompt([
+        { role: 'system', content: 'rules' },
+        { role: 'user', content: 'x' },
+      ]),
     );
   });
 
@@ -71,12 +87,8 @@ describe('chat template', () => {
 
   it('renders a completion as the model would generate it', () => {
     const answer: PolicyAnswer = { content: 'Let me look.', toolCalls: [{ name: 'bash', arguments: '{"command":"ls -la"}' }] };
-    expect(decode(renderCompletion(answer))).toBe(
-      'Let me look.\n<tool_call>\n{"name": "bash", "arguments": {"command":"ls -la"}}\n</tool_call><|im_end|>',
-    );
-    expect(decode(renderCompletion({ content: 'Hm.', reasoning: 'think first', toolCalls: [] }))).toBe(
-      '<think>\nthink first\n</think>\n\nHm.<|im_end|>',
-    );
+    expect(decode(renderCompletion(answer))).toBe('Let me look.\n<tool_call>\n{"name": "bash", "arguments": {"command":"ls -la"}}\n</tool_call><|im_end|>');
+    expect(decode(renderCompletion({ content: 'Hm.', reasoning: 'think first', toolCalls: [] }))).toBe('<think>\nthink first\n</think>\n\nHm.<|im_end|>');
     expect(decode(renderCompletion({ content: null, toolCalls: [] }))).toBe('<|im_end|>');
   });
 

@@ -19,7 +19,10 @@ const tool = findComputerTool([GUI_TOOL])!;
 /** A computer tool with only the computer_20250124 actions (no navigate). */
 const PLAIN_TOOL: ToolDefinition = {
   type: 'function',
-  function: { name: 'computer', parameters: { type: 'object', properties: { action: { type: 'string', enum: ['left_click', 'key', 'type', 'scroll', 'mouse_move'] } } } },
+  function: {
+    name: 'computer',
+    parameters: { type: 'object', properties: { action: { type: 'string', enum: ['left_click', 'key', 'type', 'scroll', 'mouse_move'] } } },
+  },
 };
 
 function browserTask(actions: unknown) {
@@ -30,7 +33,15 @@ function browserTask(actions: unknown) {
 
 /** Plays the harness: appends each tool call with a text result and a screenshot message, until a text answer. */
 function runEpisode(policy: Policy, tools: ToolDefinition[], task: ReturnType<typeof browserTask>, maxTurns = 20): PolicyAnswer[] {
-  const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: INSTRUCTION }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } }] }];
+  const messages: ChatMessage[] = [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: INSTRUCTION },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } },
+      ],
+    },
+  ];
   const answers: PolicyAnswer[] = [];
   for (let turn = 0; turn < maxTurns; turn++) {
     const request: ChatRequest = { messages: [...messages], tools };
@@ -70,7 +81,9 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
   });
 
   it(`turns scroll pixels into notches of ${SCROLL_NOTCH_PX} px, one call per axis`, () => {
-    expect(map({ type: 'scroll', x: 640, y: 400, dx: 0, dy: 300 })).toEqual([{ action: 'scroll', coordinate: [640, 400], scroll_direction: 'down', scroll_amount: 3 }]);
+    expect(map({ type: 'scroll', x: 640, y: 400, dx: 0, dy: 300 })).toEqual([
+      { action: 'scroll', coordinate: [640, 400], scroll_direction: 'down', scroll_amount: 3 },
+    ]);
     expect(map({ type: 'scroll', dx: -250, dy: -40 })).toEqual([
       { action: 'scroll', scroll_direction: 'up', scroll_amount: 1 },
       { action: 'scroll', scroll_direction: 'left', scroll_amount: 3 },
@@ -79,15 +92,30 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
 
   it('maps moves, drags, waits and screenshots', () => {
     expect(map({ type: 'move', x: 5, y: 6 })).toEqual([{ action: 'mouse_move', coordinate: [5, 6] }]);
-    expect(map({ type: 'drag', path: [{ x: 1, y: 2 }, { x: 30, y: 40 }] })).toEqual([{ action: 'left_click_drag', start_coordinate: [1, 2], coordinate: [30, 40] }]);
-    expect(map({ type: 'drag', path: [{ x: 1, y: 2 }, { x: 5, y: 5 }, { x: 30, y: 40 }] }).map((a) => a.action)).toEqual([
-      'mouse_move', 'left_mouse_down', 'mouse_move', 'mouse_move', 'left_mouse_up',
-    ]);
+    expect(
+      map({
+        type: 'drag',
+        path: [
+          { x: 1, y: 2 },
+          { x: 30, y: 40 },
+        ],
+      }),
+    ).toEqual([{ action: 'left_click_drag', start_coordinate: [1, 2], coordinate: [30, 40] }]);
+    expect(
+      map({
+        type: 'drag',
+        path: [
+          { x: 1, y: 2 },
+          { x: 5, y: 5 },
+          { x: 30, y: 40 },
+        ],
+      }).map((a) => a.action),
+    ).toEqual(['mouse_move', 'left_mouse_down', 'mouse_move', 'mouse_move', 'left_mouse_up']);
     expect(map({ type: 'wait', ms: 1500 })).toEqual([{ action: 'wait', duration: 1.5 }]);
     expect(map({ type: 'screenshot' })).toEqual([{ action: 'screenshot' }]);
   });
 
-  it('navigates with the tool\'s navigate action when declared, else through the address bar', () => {
+  it("navigates with the tool's navigate action when declared, else through the address bar", () => {
     expect(map({ type: 'goto', url: 'http://127.0.0.1:8000/a' })).toEqual([{ action: 'navigate', url: 'http://127.0.0.1:8000/a' }]);
     const plain = findComputerTool([PLAIN_TOOL])!;
     expect(map({ type: 'goto', url: 'http://x/' }, plain)).toEqual([
@@ -103,7 +131,16 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
     expect(() => map({ type: 'click_ref', ref: 'e1' })).toThrow(/cannot be replayed through a computer tool/);
     expect(map({ type: 'switch_tab', index: 1 })).toEqual([{ action: 'switch_tab', index: 1 }]);
     expect(() => map({ type: 'switch_tab', index: 1 }, findComputerTool([PLAIN_TOOL])!)).toThrow(/declares no switch_tab action/);
-    expect(toComputerCalls([{ type: 'click', x: 1, y: 1 }, { type: 'done', answer: '42' }, { type: 'click', x: 2, y: 2 }], tool)).toEqual({
+    expect(
+      toComputerCalls(
+        [
+          { type: 'click', x: 1, y: 1 },
+          { type: 'done', answer: '42' },
+          { type: 'click', x: 2, y: 2 },
+        ],
+        tool,
+      ),
+    ).toEqual({
       calls: [{ action: 'left_click', coordinate: [1, 1] }],
       finalAnswer: '42',
     });
@@ -111,7 +148,7 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
   });
 });
 
-describe('round trip: oracle → forge-gui-agent → the env server\'s translators', () => {
+describe("round trip: oracle → forge-gui-agent → the env server's translators", () => {
   it('gives back the canonical action the oracle started from', () => {
     const ctx = { viewport: { width: 1280, height: 800 }, mouse: { x: 0, y: 0 } };
     const cases: CanonicalAction[] = [
@@ -121,7 +158,13 @@ describe('round trip: oracle → forge-gui-agent → the env server\'s translato
       { type: 'click', x: 10, y: 20, button: 'right', count: 1 },
       { type: 'click', x: 10, y: 20, button: 'left', count: 1, modifiers: ['Control', 'Shift'] },
       { type: 'move', x: 5, y: 6 },
-      { type: 'drag', path: [{ x: 1, y: 2 }, { x: 30, y: 40 }] },
+      {
+        type: 'drag',
+        path: [
+          { x: 1, y: 2 },
+          { x: 30, y: 40 },
+        ],
+      },
       { type: 'scroll', x: 640, y: 400, dx: 0, dy: 300 },
       { type: 'scroll', x: 640, y: 400, dx: -200, dy: 0 },
       { type: 'type', text: 'hello world' },
@@ -151,7 +194,10 @@ describe('round trip: oracle → forge-gui-agent → the env server\'s translato
 describe('finding the computer tool', () => {
   it('finds it by name or by an action enum of computer actions, and not among shell tools', () => {
     expect(findComputerTool([OPENAI_BASH, GUI_TOOL])).toMatchObject({ name: 'computer', actions: expect.arrayContaining(['left_click', 'navigate']) });
-    const renamed: ToolDefinition = { type: 'function', function: { name: 'browser_use', parameters: { type: 'object', properties: { action: { type: 'string', enum: ['left_click', 'type'] } } } } };
+    const renamed: ToolDefinition = {
+      type: 'function',
+      function: { name: 'browser_use', parameters: { type: 'object', properties: { action: { type: 'string', enum: ['left_click', 'type'] } } } },
+    };
     expect(findComputerTool([renamed])?.name).toBe('browser_use');
     expect(findComputerTool([OPENAI_BASH])).toBeUndefined();
   });

@@ -12,7 +12,11 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 }
 
 /** Posts a streaming request and returns the `data:` payloads in order (`[DONE]` as the string). */
-export async function postStream(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; events: any[] }> {
+export async function postStream(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; events: any[] }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

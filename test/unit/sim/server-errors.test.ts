@@ -32,14 +32,24 @@ describe('sim server, bad input', () => {
     ['messages of the wrong type', { messages: 'hi' }, /^messages: .*expected array, received string/, 'messages'],
     ['no messages', { messages: [] }, /^messages: .*>=1/, 'messages'],
     ['an unknown role', { messages: [{ role: 'robot', content: 'x' }] }, /^messages\[0\]\.role: .*'system'/, 'messages[0].role'],
-    ['a user message without content', { messages: [{ role: 'user' }] }, /^messages\[0\]\.content: .*expected string or array, received undefined/, 'messages[0].content'],
+    [
+      'a user message without content',
+      { messages: [{ role: 'user' }] },
+      /^messages\[0\]\.content: .*expected string or array, received undefined/,
+      'messages[0].content',
+    ],
     [
       'an unsupported content part',
       { messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'input_audio' }] }] },
       /^messages\[0\]\.content\[1\]\.type: .*'text' \| 'image_url'/,
       'messages[0].content[1].type',
     ],
-    ['tool call arguments that are not a string', { messages: [{ role: 'assistant', tool_calls: [{ function: { name: 'bash', arguments: {} } }] }] }, /arguments: .*expected string/, 'messages[0].tool_calls[0].function.arguments'],
+    [
+      'tool call arguments that are not a string',
+      { messages: [{ role: 'assistant', tool_calls: [{ function: { name: 'bash', arguments: {} } }] }] },
+      /arguments: .*expected string/,
+      'messages[0].tool_calls[0].function.arguments',
+    ],
     ['a wrong type for stream', { ...valid, stream: 'yes' }, /^stream: .*expected boolean/, 'stream'],
     ['n > 1', { ...valid, n: 2 }, /^n: .*one choice per request, got n=2/, 'n'],
     ['top_logprobs without logprobs', { ...valid, top_logprobs: 2 }, /^top_logprobs: needs "logprobs": true/, 'top_logprobs'],
@@ -94,8 +104,15 @@ describe('sim server, bad input', () => {
   });
 
   it('answers 404 JSON for unknown routes', async () => {
-    for (const [method, route] of [['GET', '/v1/nope'], ['POST', '/v1/responses'], ['GET', '/v1/chat/completions']] as const) {
-      const response = await fetch(server.url.replace(/\/v1$/, route), { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+    for (const [method, route] of [
+      ['GET', '/v1/nope'],
+      ['POST', '/v1/responses'],
+      ['GET', '/v1/chat/completions'],
+    ] as const) {
+      const response = await fetch(server.url.replace(/\/v1$/, route), {
+        method,
+        ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      });
       expect(response.status).toBe(404);
       const body = await response.json();
       expect(body.error.message).toContain(`${method} ${route}`);

@@ -88,7 +88,12 @@ describe('sim server, streaming', () => {
     expect(message.toolCalls[0]?.name).toBe('bash');
     expect(message.toolCalls[0]?.arguments).toBe(whole.choices[0].message.tool_calls[0].function.arguments);
     // The name comes in one delta with empty arguments; then one chunk per argument token.
-    expect(chunks[0].choices[0].delta.tool_calls[0]).toEqual({ index: 0, id: message.toolCalls[0]?.id, type: 'function', function: { name: 'bash', arguments: '' } });
+    expect(chunks[0].choices[0].delta.tool_calls[0]).toEqual({
+      index: 0,
+      id: message.toolCalls[0]?.id,
+      type: 'function',
+      function: { name: 'bash', arguments: '' },
+    });
     expect(chunks[1].choices[0].delta.tool_calls[0]).toEqual({ index: 0, function: { arguments: tokenText(chunks[1].choices[0].token_ids[0]) } });
   });
 
@@ -159,7 +164,7 @@ describe('sim server, streaming', () => {
     }
   });
 
-  it('with prefillTokensPerSecond, the first token of a stream and a whole answer wait for the prompt\'s prefill', async () => {
+  it("with prefillTokensPerSecond, the first token of a stream and a whole answer wait for the prompt's prefill", async () => {
     const { body: tokenized } = await postJson(`${rich.url.replace(/\/v1$/, '')}/tokenize`, { messages, tools: [OPENAI_BASH] });
     const prefillMs = 300;
     const prefilled = await startSimServer({ policy: richPolicy, prefillTokensPerSecond: tokenized.count / (prefillMs / 1000) });
@@ -211,8 +216,12 @@ describe('sim server, streaming', () => {
   });
 
   it('refuses a prefill or decode rate that is not above 0', async () => {
-    await expect(startSimServer({ policy: richPolicy, prefillTokensPerSecond: 0 })).rejects.toThrow(/prefillTokensPerSecond: use a number of tokens a second above 0, got 0/);
-    await expect(startSimServer({ policy: richPolicy, decodeTokensPerSecond: -1 })).rejects.toThrow(/decodeTokensPerSecond: use a number of tokens a second above 0, got -1/);
+    await expect(startSimServer({ policy: richPolicy, prefillTokensPerSecond: 0 })).rejects.toThrow(
+      /prefillTokensPerSecond: use a number of tokens a second above 0, got 0/,
+    );
+    await expect(startSimServer({ policy: richPolicy, decodeTokensPerSecond: -1 })).rejects.toThrow(
+      /decodeTokensPerSecond: use a number of tokens a second above 0, got -1/,
+    );
   });
 
   it('with paceWholeAnswers, takes as long for a whole answer as for its stream, and answers the same', async () => {
@@ -223,7 +232,11 @@ describe('sim server, streaming', () => {
       const chunks = events.length - 2;
       const ask = async (url: string) => {
         const started = performance.now();
-        const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages }) });
+        const response = await fetch(`${url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ messages }),
+        });
         return { body: (await response.json()) as { choices: { message: unknown }[] }, elapsed: performance.now() - started };
       };
       const whole = await ask(paced.url);

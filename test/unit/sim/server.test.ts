@@ -119,7 +119,11 @@ describe('sim server, non-streaming', () => {
       .function.arguments;
     const history: ChatMessage[] = [...messages];
     for (const [i, step] of ['one', 'two'].entries()) {
-      history.push({ role: 'assistant', content: null, tool_calls: [{ id: step, type: 'function', function: { name: 'bash', arguments: i === 0 ? args : '{}' } }] });
+      history.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: step, type: 'function', function: { name: 'bash', arguments: i === 0 ? args : '{}' } }],
+      });
       history.push({ role: 'tool', tool_call_id: step, content: '' });
     }
     const { body } = await postJson(chatUrl, { messages: history, tools: [OPENAI_BASH], return_token_ids: true }, { 'x-openforge-task': 'hello-file' });
@@ -151,7 +155,12 @@ describe('sim server, non-streaming', () => {
     const completion = await postJson(chatUrl, { model: 'm', messages, tools: [OPENAI_BASH], return_token_ids: true }, { 'x-openforge-task': 'hello-file' });
     const tokenized = await postJson(tokenizeUrl, { messages, tools: [OPENAI_BASH], add_generation_prompt: true });
     expect(tokenized.status).toBe(200);
-    expect(tokenized.body).toEqual({ count: completion.body.usage.prompt_tokens, max_model_len: expect.any(Number), tokens: completion.body.prompt_token_ids, token_strs: null });
+    expect(tokenized.body).toEqual({
+      count: completion.body.usage.prompt_tokens,
+      max_model_len: expect.any(Number),
+      tokens: completion.body.prompt_token_ids,
+      token_strs: null,
+    });
     // without the assistant turn's opening: a prefix of it
     const bare = await postJson(tokenizeUrl, { messages, tools: [OPENAI_BASH], add_generation_prompt: false });
     expect(bare.body.count).toBeLessThan(tokenized.body.count);

@@ -7,7 +7,6 @@ import { captureStdout } from '../../helpers/stdout.js';
 afterAll(removeTaskDirs);
 afterEach(() => vi.restoreAllMocks());
 
-
 async function waitFor<T>(probe: () => T | undefined, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -37,9 +36,7 @@ describe('openforge sim', () => {
   });
 
   it('refuses a policy it does not know, naming the allowed ones', async () => {
-    await expect(simCommand().parseAsync(['--policy', 'gpt-5', '--tasks', '.', '--port', '0'], { from: 'user' })).rejects.toThrow(
-      /sim:oracle, sim:noisy:<p>/,
-    );
+    await expect(simCommand().parseAsync(['--policy', 'gpt-5', '--tasks', '.', '--port', '0'], { from: 'user' })).rejects.toThrow(/sim:oracle, sim:noisy:<p>/);
   });
 
   it('needs --tasks for the oracle, and says replay needs a run store', async () => {
@@ -51,14 +48,22 @@ describe('openforge sim', () => {
   it('rejects a prefill or decode rate that is not a number above 0', async () => {
     for (const option of ['--prefill-tokens-per-s', '--decode-tokens-per-s']) {
       for (const bad of ['0', 'fast', '-5']) {
-        const cmd = simCommand().exitOverride().configureOutput({ writeErr: () => {} });
-        await expect(cmd.parseAsync([`${option}=${bad}`], { from: 'user' })).rejects.toThrow(`${option} takes a number of tokens a second above 0, got "${bad}"`);
+        const cmd = simCommand()
+          .exitOverride()
+          .configureOutput({ writeErr: () => {} });
+        await expect(cmd.parseAsync([`${option}=${bad}`], { from: 'user' })).rejects.toThrow(
+          `${option} takes a number of tokens a second above 0, got "${bad}"`,
+        );
       }
     }
   });
 
   it('rejects a port that is not a number', async () => {
-    const cmd = simCommand().exitOverride().configureOutput({ writeErr: () => {} });
-    await expect(cmd.parseAsync(['--port', 'eighty'], { from: 'user' })).rejects.toThrow(/'--port <port>' argument 'eighty' is invalid. expected a port from 0 to 65535/);
+    const cmd = simCommand()
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} });
+    await expect(cmd.parseAsync(['--port', 'eighty'], { from: 'user' })).rejects.toThrow(
+      /'--port <port>' argument 'eighty' is invalid. expected a port from 0 to 65535/,
+    );
   });
 });

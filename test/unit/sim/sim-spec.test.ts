@@ -12,13 +12,22 @@ describe('parseSimSpec', () => {
     expect(parseSimSpec('sim:replay:a:b')).toEqual({ kind: 'replay', rolloutId: 'a:b' });
   });
 
-  it.each(['oracle', 'sim:', 'sim:oracle:x', 'sim:noisy', 'sim:noisy:', 'sim:noisy:1.5', 'sim:noisy:-0.1', 'sim:noisy:abc', 'sim:replay:', 'sim:gpt', 'http://x/v1'])(
-    'refuses %j naming the allowed forms',
-    (spec) => {
-      expect(() => parseSimSpec(spec)).toThrow(UserError);
-      expect(() => parseSimSpec(spec)).toThrow(/sim:oracle, sim:noisy:<p>.*sim:replay:<rollout-id>/);
-    },
-  );
+  it.each([
+    'oracle',
+    'sim:',
+    'sim:oracle:x',
+    'sim:noisy',
+    'sim:noisy:',
+    'sim:noisy:1.5',
+    'sim:noisy:-0.1',
+    'sim:noisy:abc',
+    'sim:replay:',
+    'sim:gpt',
+    'http://x/v1',
+  ])('refuses %j naming the allowed forms', (spec) => {
+    expect(() => parseSimSpec(spec)).toThrow(UserError);
+    expect(() => parseSimSpec(spec)).toThrow(/sim:oracle, sim:noisy:<p>.*sim:replay:<rollout-id>/);
+  });
 
   it('formats back to the same text', () => {
     for (const text of ['sim:oracle', 'sim:noisy:0.25', 'sim:replay:r1']) expect(formatSimSpec(parseSimSpec(text))).toBe(text);

@@ -30,7 +30,11 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const readJsonl = (file: string) =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
 
   it('stores a run and its rollouts, takes rewards from a grader, and exports the graded ones (all with --unrewarded)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-proxy-export-'));
@@ -53,10 +57,17 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     await open.chat.completions.create({ model: 'policy', messages: USER_MESSAGES, tools: TOOLS });
     // and one that names no task (the sim finds it in the instruction): a rollout of no task
     const untasked = new OpenAI({ baseURL: `${proxy.proxy.url}/v1`, apiKey: 'open-untasked', maxRetries: 0 });
-    await untasked.chat.completions.create({ model: 'policy', messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }], tools: TOOLS });
+    await untasked.chat.completions.create({
+      model: 'policy',
+      messages: [{ role: 'user', content: 'Task hello: write the word done into /workspace/done.txt.' }],
+      tools: TOOLS,
+    });
 
     // the grader's reward; unknown rollouts, bad rewards and callers without the admin token are refused
-    expect(await control(proxy, 'rollouts/graded-1/reward', { reward: 1, details: { tests: 'passed' } })).toEqual({ status: 200, body: { rollout_id: 'graded-1', reward: 1 } });
+    expect(await control(proxy, 'rollouts/graded-1/reward', { reward: 1, details: { tests: 'passed' } })).toEqual({
+      status: 200,
+      body: { rollout_id: 'graded-1', reward: 1 },
+    });
     const unknown = await control(proxy, 'rollouts/nobody/reward', { reward: 1 });
     expect(unknown.status).toBe(404);
     expect(JSON.stringify(unknown.body)).toMatch(/nobody is not one of this proxy's/);

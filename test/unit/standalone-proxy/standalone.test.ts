@@ -110,7 +110,7 @@ describe('standalone proxy (openforge proxy)', () => {
     expect(adminCalls).toEqual([]);
   });
 
-  it('lets a client name its task in x-openforge-task when its session names none, never over a session\'s own', async () => {
+  it("lets a client name its task in x-openforge-task when its session names none, never over a session's own", async () => {
     running = await start({ dbFile: dbFile(), open: true, tasksDir: makeSuite([{ id: 'hello' }, { id: 'other' }]) });
     const url = `${running.proxy.url}/v1`;
     // no task in the session nor in the messages: the sim's error names the header to send
@@ -129,7 +129,7 @@ describe('standalone proxy (openforge proxy)', () => {
     expect(JSON.stringify(ownAnswer.choices[0]?.message.tool_calls)).toContain('done.txt');
   });
 
-  it('continues a rollout\'s numbering when a restarted proxy reopens the same store', async () => {
+  it("continues a rollout's numbering when a restarted proxy reopens the same store", async () => {
     const file = dbFile();
     const summaries = [];
     const runIds = [];
@@ -139,7 +139,11 @@ describe('standalone proxy (openforge proxy)', () => {
       const client = new OpenAI({ baseURL: `${running.proxy.url}/v1`, apiKey: 'same-token', maxRetries: 0 });
       // concurrent first calls: numbering must still be arrival order without gaps or repeats
       await Promise.all([1, 2, 3].map(() => client.chat.completions.create({ model: 'policy', messages: TASK_MESSAGES })));
-      if (round === 1) await new OpenAI({ baseURL: `${running.proxy.url}/v1`, apiKey: 'new-token', maxRetries: 0 }).chat.completions.create({ model: 'policy', messages: TASK_MESSAGES });
+      if (round === 1)
+        await new OpenAI({ baseURL: `${running.proxy.url}/v1`, apiKey: 'new-token', maxRetries: 0 }).chat.completions.create({
+          model: 'policy',
+          messages: TASK_MESSAGES,
+        });
       summaries.push(await running.close());
       running = undefined;
     }

@@ -17,10 +17,27 @@ function turn(rolloutId: string, seq: number): RecordedCall {
   const messages = Array.from({ length: seq }, (_, k) => `{"role": "user", "content": "turn ${k + 1} ${'x'.repeat(400)}"}`);
   const requestJson = `{"messages": [${messages.join(', ')}]}`;
   return {
-    rolloutId, seq, label: 'policy', protocol: 'chat', model: 'policy', stream: false,
-    request: JSON.parse(requestJson), requestJson, requestBytes: Buffer.from(requestJson), response: { choices: [] }, status: 200, error: null,
-    promptTokenIds: prompt, completionTokenIds: [seq], logprobs: [-0.5], finishReason: 'stop',
-    upstream: 'http://u/v1', startedAt: 1000, ttfbMs: 1, durationMs: 2, missingTokenIds: false,
+    rolloutId,
+    seq,
+    label: 'policy',
+    protocol: 'chat',
+    model: 'policy',
+    stream: false,
+    request: JSON.parse(requestJson),
+    requestJson,
+    requestBytes: Buffer.from(requestJson),
+    response: { choices: [] },
+    status: 200,
+    error: null,
+    promptTokenIds: prompt,
+    completionTokenIds: [seq],
+    logprobs: [-0.5],
+    finishReason: 'stop',
+    upstream: 'http://u/v1',
+    startedAt: 1000,
+    ttfbMs: 1,
+    durationMs: 2,
+    missingTokenIds: false,
   };
 }
 
@@ -37,7 +54,9 @@ describe('the call-writing thread', () => {
     for (const [i, c] of calls.entries()) expect(await store.callRequestJson('r', c.seq)).toBe(turns[i]!.requestJson);
     await store.close();
     const db = await SqliteDb.open(file);
-    const rows = await db.all<{ seq: number; prompt_base_seq: number | null; request_base_seq: number | null }>('SELECT seq, prompt_base_seq, request_base_seq FROM calls ORDER BY seq');
+    const rows = await db.all<{ seq: number; prompt_base_seq: number | null; request_base_seq: number | null }>(
+      'SELECT seq, prompt_base_seq, request_base_seq FROM calls ORDER BY seq',
+    );
     await db.close();
     expect(rows.map((r) => r.prompt_base_seq)).toEqual([null, 1, 2, 3, 4]);
     expect(rows.slice(1).every((r) => r.request_base_seq !== null)).toBe(true);
@@ -84,13 +103,19 @@ describe('the call-writing thread', () => {
   it("reads the tokens of an answer posted unread on its own thread, and stores the harness's answer as sent", async () => {
     const store = await Store.open(tempDb(), { callWriterThread: true });
     const answer = (ids: string) =>
-      Buffer.from(`{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"token_ids":[7,8],"logprobs":{"content":[{"token":"h","logprob":-0.25},{"token":"i","logprob":-0.5}]},"finish_reason":"stop"}],"prompt_token_ids":${ids}}`);
+      Buffer.from(
+        `{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"token_ids":[7,8],"logprobs":{"content":[{"token":"h","logprob":-0.25},{"token":"i","logprob":-0.5}]},"finish_reason":"stop"}],"prompt_token_ids":${ids}}`,
+      );
     const responseJson = '{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"logprobs":null,"finish_reason":"stop"}]}';
     // what the proxy posts: the token fields are read from `answerBytes` by whoever reads them first, never here
     const unread = (seq: number, bytes: Buffer): RecordedCall => {
       const call = { ...turn('r', seq), responseJson: undefined, response: null, responseBytes: Buffer.from(responseJson), answerBytes: bytes };
       for (const field of ['promptTokenIds', 'completionTokenIds', 'logprobs', 'finishReason', 'missingTokenIds', 'error'] as const) {
-        Object.defineProperty(call, field, { get: () => { throw new Error(`${field} was read on the serving thread`); } });
+        Object.defineProperty(call, field, {
+          get: () => {
+            throw new Error(`${field} was read on the serving thread`);
+          },
+        });
       }
       return call as RecordedCall;
     };
@@ -106,7 +131,15 @@ describe('the call-writing thread', () => {
     expect(own.byteLength).toBe(0);
     await store.recordCall(unread(3, Buffer.from('{"id":"c","choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"n":1e}}')));
     const [first, second, broken] = await store.listCalls('r');
-    expect(first).toMatchObject({ promptTokenIds: [1, 2, 3], completionTokenIds: [7, 8], logprobs: [-0.25, -0.5], finishReason: 'stop', missingTokenIds: false, error: null, status: 200 });
+    expect(first).toMatchObject({
+      promptTokenIds: [1, 2, 3],
+      completionTokenIds: [7, 8],
+      logprobs: [-0.25, -0.5],
+      finishReason: 'stop',
+      missingTokenIds: false,
+      error: null,
+      status: 200,
+    });
     expect(second).toMatchObject({ promptTokenIds: [1, 2, 3, 7, 8, 4], completionTokenIds: [7, 8] });
     expect(await store.callResponseJson('r', 1)).toBe(responseJson);
     expect(broken).toMatchObject({ promptTokenIds: null, completionTokenIds: null, missingTokenIds: true, status: 200 });
@@ -118,30 +151,66 @@ describe('the call-writing thread', () => {
     const store = await Store.open(tempDb(), { callWriterThread: true });
     const chunk = (body: object) => `data: ${JSON.stringify(body)}\n\n`;
     const sse = (...events: string[]) => Buffer.from(events.join(''));
-    const first = chunk({ id: 'c', created: 5, model: 'policy', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, token_ids: [] }], prompt_token_ids: [1, 2, 3] });
+    const first = chunk({
+      id: 'c',
+      created: 5,
+      model: 'policy',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, token_ids: [] }],
+      prompt_token_ids: [1, 2, 3],
+    });
     const token = (text: string, id: number, finish: string | null = null) =>
-      chunk({ id: 'c', choices: [{ index: 0, delta: { content: text }, logprobs: { content: [{ token: text, logprob: -id / 100 }] }, finish_reason: finish, token_ids: [id] }] });
+      chunk({
+        id: 'c',
+        choices: [{ index: 0, delta: { content: text }, logprobs: { content: [{ token: text, logprob: -id / 100 }] }, finish_reason: finish, token_ids: [id] }],
+      });
     const unread = (seq: number, bytes: Buffer, logprobs: boolean, error: string | null = null): RecordedCall => {
       const call = { ...turn('r', seq), stream: true, responseJson: undefined, streamedAnswer: { bytes, view: { logprobs }, relayError: error } };
       for (const field of ['promptTokenIds', 'completionTokenIds', 'logprobs', 'finishReason', 'missingTokenIds', 'response', 'error'] as const) {
-        Object.defineProperty(call, field, { get: () => { throw new Error(`${field} was read on the serving thread`); } });
+        Object.defineProperty(call, field, {
+          get: () => {
+            throw new Error(`${field} was read on the serving thread`);
+          },
+        });
       }
       return call as RecordedCall;
     };
-    const whole = sse(first, token('he', 7), token('y', 8, 'stop'), chunk({ id: 'c', choices: [], usage: { total_tokens: 5 } }), 'data: [DONE]\n\n', 'data: {"after":"done"}\n\n');
+    const whole = sse(
+      first,
+      token('he', 7),
+      token('y', 8, 'stop'),
+      chunk({ id: 'c', choices: [], usage: { total_tokens: 5 } }),
+      'data: [DONE]\n\n',
+      'data: {"after":"done"}\n\n',
+    );
     await store.recordCall(unread(1, whole, false));
     // an error event ends what is read: the tokens before it are kept, and the call keeps the proxy's error
-    await store.recordCall(unread(2, sse(first, token('he', 7), chunk({ error: { message: 'overloaded' } }), token('y', 8)), true, 'upstream stream failed: overloaded'));
+    await store.recordCall(
+      unread(2, sse(first, token('he', 7), chunk({ error: { message: 'overloaded' } }), token('y', 8)), true, 'upstream stream failed: overloaded'),
+    );
     // an event that is not JSON ends it too, and names itself when nothing else did
     await store.recordCall(unread(3, sse(first, token('he', 7), 'data: {"id": nope}\n\n', token('y', 8)), true));
     const [done, failed, broken] = await store.listCalls('r');
-    expect(done).toMatchObject({ promptTokenIds: [1, 2, 3], completionTokenIds: [7, 8], logprobs: [-0.07, -0.08], finishReason: 'stop', missingTokenIds: false, error: null });
+    expect(done).toMatchObject({
+      promptTokenIds: [1, 2, 3],
+      completionTokenIds: [7, 8],
+      logprobs: [-0.07, -0.08],
+      finishReason: 'stop',
+      missingTokenIds: false,
+      error: null,
+    });
     expect(JSON.parse((await store.callResponseJson('r', 1)) as string)).toEqual({
-      id: 'c', object: 'chat.completion', created: 5, model: 'policy', usage: { total_tokens: 5 },
+      id: 'c',
+      object: 'chat.completion',
+      created: 5,
+      model: 'policy',
+      usage: { total_tokens: 5 },
       choices: [{ index: 0, message: { role: 'assistant', content: 'hey' }, logprobs: null, finish_reason: 'stop' }],
     });
     expect(failed).toMatchObject({ completionTokenIds: [7], logprobs: [-0.07], finishReason: null, error: 'upstream stream failed: overloaded' });
-    expect(JSON.parse((await store.callResponseJson('r', 2)) as string).choices[0]).toMatchObject({ message: { content: 'he' }, logprobs: { content: [{ token: 'he', logprob: -0.07 }] } });
+    expect(JSON.parse((await store.callResponseJson('r', 2)) as string).choices[0]).toMatchObject({
+      message: { content: 'he' },
+      logprobs: { content: [{ token: 'he', logprob: -0.07 }] },
+    });
     expect(broken).toMatchObject({ completionTokenIds: [7] });
     expect(broken?.error).toMatch(/stream stopped being readable: upstream sent an event that is not JSON: \{"id": nope\}/);
     await store.close();

@@ -21,16 +21,23 @@ async function versionTwoStore(file: string): Promise<void> {
   const db = await SqliteDb.open(file);
   await db.exec(`BEGIN; ${MIGRATIONS[0]}; ${MIGRATIONS[1]}; PRAGMA user_version = 2; COMMIT;`);
   await db.run(`INSERT INTO runs (id, created_at, config, status) VALUES ('r', 0, '{}', 'finished')`);
-  await db.run(`INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, reward, created_at) VALUES ('r.t.0.1', 'r', 't', 0, 1, 'h', 'finished', 1, 0)`);
+  await db.run(
+    `INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, reward, created_at) VALUES ('r.t.0.1', 'r', 't', 0, 1, 'h', 'finished', 1, 0)`,
+  );
   const insert = (seq: number, prompt: number[], completion: number[], base: number | null, shared: number | null, content: string) =>
     db.run(
       `INSERT INTO calls (rollout_id, seq, label, protocol, model, stream, request, response, status, error, prompt_ids, completion_ids,
         logprobs, finish_reason, upstream, started_at, ttfb_ms, duration_ms, missing_token_ids, prompt_base_seq, prompt_shared_len)
        VALUES ('r.t.0.1', ?, 'policy', 'chat', 'm', 0, ?, ?, 200, NULL, ?, ?, ?, 'stop', 'http://u/v1', 5, 1.5, 2.5, 0, ?, ?)`,
       [
-        seq, JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(20_000) }] }),
+        seq,
+        JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(20_000) }] }),
         JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], weight_version: `w${seq}` }),
-        ids(prompt), ids(completion), floats(completion.map(() => -0.25)), base, shared,
+        ids(prompt),
+        ids(completion),
+        floats(completion.map(() => -0.25)),
+        base,
+        shared,
       ],
     );
   await insert(1, [40, 41, 42], [50, 51], null, null, 'one');
@@ -50,7 +57,13 @@ describe('schema migration 4: token columns before the request and response', ()
       [1, [40, 41, 42], [50, 51], [-0.25, -0.25]],
       [2, [40, 41, 42, 50, 51, 60], [70], [-0.25]],
     ]);
-    expect(calls[1]).toMatchObject({ request: { messages: [{ role: 'user' }] }, response: { weight_version: 'w2' }, upstream: 'http://u/v1', ttfbMs: 1.5, durationMs: 2.5 });
+    expect(calls[1]).toMatchObject({
+      request: { messages: [{ role: 'user' }] },
+      response: { weight_version: 'w2' },
+      upstream: 'http://u/v1',
+      ttfbMs: 1.5,
+      durationMs: 2.5,
+    });
     await expect(store.recordCall({ ...calls[1]!, request: {} })).rejects.toThrow(/UNIQUE/);
     await store.close();
 
@@ -71,10 +84,16 @@ describe('schema migration 4: token columns before the request and response', ()
     ]);
     await db.close();
 
-    const rows = readFileSync((await exportRun(dir, { format: 'verl' })).file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync((await exportRun(dir, { format: 'verl' })).file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ prompt_ids: [40, 41, 42], response_ids: [50, 51, 60, 70], response_mask: [1, 1, 0, 1], weight_version: 'w2' });
-    const sft = readFileSync((await exportRun(dir, { format: 'sft' })).file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const sft = readFileSync((await exportRun(dir, { format: 'sft' })).file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(sft[0].messages.at(-1)).toEqual({ role: 'assistant', content: 'two' });
   });
 });

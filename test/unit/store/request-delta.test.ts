@@ -21,7 +21,14 @@ import { MemoryLogger } from '../proxy/proxy-fixture.js';
 
 /** A long system prompt, as real harnesses send: the part every later request repeats. */
 const SYSTEM = `You are a coding agent. ${'Follow the repository conventions and explain nothing. '.repeat(30)}`;
-const BASH = { type: 'function' as const, function: { name: 'bash', description: 'Run a bash command.', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } };
+const BASH = {
+  type: 'function' as const,
+  function: {
+    name: 'bash',
+    description: 'Run a bash command.',
+    parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+};
 
 /** The proxy's sink: each call goes into the real store and is kept as the proxy handed it over. */
 class TeeSink {
@@ -40,7 +47,6 @@ let store: Store;
 let sink: TeeSink;
 let dir: string;
 const sessions = new Map<string, ProxySession>();
-
 
 async function start(): Promise<void> {
   dir = mkdtempSync(path.join(os.tmpdir(), 'of-request-delta-'));
@@ -71,7 +77,11 @@ async function chatTurns(client: OpenAI, messages: ChatCompletionMessageParam[],
     const completion = await client.chat.completions.create({ model: 'policy', messages, tools: [BASH] });
     const message = completion.choices[0]!.message;
     messages.push({ role: 'assistant', content: message.content, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
-    messages.push(message.tool_calls?.[0] ? { role: 'tool', tool_call_id: message.tool_calls[0].id, content: `output of turn ${turn}: ${'ok '.repeat(40)}` } : { role: 'user', content: `Continue (${turn}).` });
+    messages.push(
+      message.tool_calls?.[0]
+        ? { role: 'tool', tool_call_id: message.tool_calls[0].id, content: `output of turn ${turn}: ${'ok '.repeat(40)}` }
+        : { role: 'user', content: `Continue (${turn}).` },
+    );
   }
 }
 
@@ -120,7 +130,14 @@ describe('delta storage of requests, recorded through the proxy', () => {
   it('stores a multi-turn rollout of each protocol in linear space and reads every request back exactly', async () => {
     await start();
     // Chat Completions
-    await chatTurns(openai('chat'), [{ role: 'system', content: SYSTEM }, { role: 'user', content: INSTRUCTION }], 8);
+    await chatTurns(
+      openai('chat'),
+      [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: INSTRUCTION },
+      ],
+      8,
+    );
     // Responses: Codex's loop, the history sent again as `input` every turn
     const responses = openai('responses');
     const input: ResponseInputItem[] = [
@@ -128,18 +145,30 @@ describe('delta storage of requests, recorded through the proxy', () => {
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: INSTRUCTION }] },
     ];
     for (let turn = 1; turn <= 6; turn++) {
-      const response = await responses.responses.create({ model: 'policy', input, tools: [{ type: 'function', name: 'bash', strict: false, parameters: BASH.function.parameters }], store: false });
+      const response = await responses.responses.create({
+        model: 'policy',
+        input,
+        tools: [{ type: 'function', name: 'bash', strict: false, parameters: BASH.function.parameters }],
+        store: false,
+      });
       for (const item of response.output) {
         input.push(item as ResponseInputItem);
         if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: `exit 0 (turn ${turn})` });
       }
-      if (!response.output.some((i) => i.type === 'function_call')) input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `Go on (${turn}).` }] });
+      if (!response.output.some((i) => i.type === 'function_call'))
+        input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `Go on (${turn}).` }] });
     }
     // Anthropic Messages, streamed and whole, `system` beside `messages`; Claude Code moves its cache marker to the newest message
     const anthropic = new Anthropic({ baseURL: session('anthropic'), apiKey: 'x', maxRetries: 0 });
     const conversation: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: INSTRUCTION, cache_control: { type: 'ephemeral' } }] }];
     for (let turn = 1; turn <= 6; turn++) {
-      const params = { model: 'claude-sonnet-4-5', max_tokens: 1024, system: [{ type: 'text' as const, text: SYSTEM }], messages: conversation, tools: [{ name: 'bash', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } } } }] };
+      const params = {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 1024,
+        system: [{ type: 'text' as const, text: SYSTEM }],
+        messages: conversation,
+        tools: [{ name: 'bash', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } } } }],
+      };
       const answer = turn % 2 === 0 ? await anthropic.messages.create(params) : await anthropic.messages.stream(params).finalMessage();
       for (const m of conversation) if (Array.isArray(m.content)) for (const block of m.content) delete (block as { cache_control?: unknown }).cache_control;
       conversation.push({ role: 'assistant', content: answer.content });
@@ -152,7 +181,11 @@ describe('delta storage of requests, recorded through the proxy', () => {
       });
     }
 
-    for (const [rolloutId, turns] of [['chat', 8], ['responses', 6], ['anthropic', 6]] as const) {
+    for (const [rolloutId, turns] of [
+      ['chat', 8],
+      ['responses', 6],
+      ['anthropic', 6],
+    ] as const) {
       const recorded = await expectExactRequests(rolloutId);
       expect(recorded).toHaveLength(turns);
       const rows = await storedRequests(rolloutId);
@@ -170,8 +203,14 @@ describe('delta storage of requests, recorded through the proxy', () => {
   it('reads back an edited history and a sub-agent interleaving two conversations in one rollout', async () => {
     await start();
     const client = openai('agent');
-    const main: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: INSTRUCTION }];
-    const sub: ChatCompletionMessageParam[] = [{ role: 'system', content: `You are a search sub-agent. ${'Report file paths only. '.repeat(30)}` }, { role: 'user', content: 'Find the config.' }];
+    const main: ChatCompletionMessageParam[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: INSTRUCTION },
+    ];
+    const sub: ChatCompletionMessageParam[] = [
+      { role: 'system', content: `You are a search sub-agent. ${'Report file paths only. '.repeat(30)}` },
+      { role: 'user', content: 'Find the config.' },
+    ];
     for (let round = 0; round < 4; round++) {
       await chatTurns(client, main, 1);
       await chatTurns(client, sub, 1);
@@ -182,7 +221,13 @@ describe('delta storage of requests, recorded through the proxy', () => {
     // an image shown in the first message: later requests share it through their bases
     const gui: ChatCompletionMessageParam[] = [
       { role: 'system', content: SYSTEM },
-      { role: 'user', content: [{ type: 'text', text: 'What is on the screen?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is on the screen?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        ],
+      },
     ];
     await chatTurns(client, gui, 3);
 

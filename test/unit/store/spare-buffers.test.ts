@@ -37,7 +37,10 @@ describe('prompt delta writer with reused arrays', () => {
     for (let seq = 1; seq <= 12; seq++) {
       for (let r = 0; r < 8; r++) {
         const id = `r${r}`;
-        const prompt = [...(prompts.get(id) ?? Array.from({ length: 40 }, (_, i) => 1000 * r + i)), ...Array.from({ length: 30 + seq }, (_, i) => 7 * seq + i + r)];
+        const prompt = [
+          ...(prompts.get(id) ?? Array.from({ length: 40 }, (_, i) => 1000 * r + i)),
+          ...Array.from({ length: 30 + seq }, (_, i) => 7 * seq + i + r),
+        ];
         const completion = [seq, r, 99];
         const delta = writer.compact(id, seq, prompt);
         if (seq === 1) expect(delta).toBeUndefined();

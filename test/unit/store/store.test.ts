@@ -7,10 +7,26 @@ import type { RecordedCall } from '../../../src/records/call.js';
 
 function call(seq: number, over: Partial<RecordedCall> = {}): RecordedCall {
   return {
-    rolloutId: 'ro-1', seq, label: 'policy', protocol: 'chat', model: 'policy', stream: true,
-    request: { messages: [{ role: 'user', content: 'hi' }] }, response: { choices: [] }, status: 200, error: null,
-    promptTokenIds: [1, 2, 300000, -1], completionTokenIds: [7, 8], logprobs: [-0.125, -1e-9], finishReason: 'stop',
-    upstream: 'http://u/v1', startedAt: 1000, ttfbMs: 1.5, durationMs: 3.25, missingTokenIds: false, ...over,
+    rolloutId: 'ro-1',
+    seq,
+    label: 'policy',
+    protocol: 'chat',
+    model: 'policy',
+    stream: true,
+    request: { messages: [{ role: 'user', content: 'hi' }] },
+    response: { choices: [] },
+    status: 200,
+    error: null,
+    promptTokenIds: [1, 2, 300000, -1],
+    completionTokenIds: [7, 8],
+    logprobs: [-0.125, -1e-9],
+    finishReason: 'stop',
+    upstream: 'http://u/v1',
+    startedAt: 1000,
+    ttfbMs: 1.5,
+    durationMs: 3.25,
+    missingTokenIds: false,
+    ...over,
   };
 }
 
@@ -19,7 +35,9 @@ describe('Store (real SQLite file, WAL)', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'of-store-')), 'openforge.db');
     let store = await Store.open(file);
     await store.recordCall(call(1));
-    await store.recordCall(call(2, { promptTokenIds: null, completionTokenIds: null, logprobs: null, missingTokenIds: true, response: null, status: 502, error: 'upstream died' }));
+    await store.recordCall(
+      call(2, { promptTokenIds: null, completionTokenIds: null, logprobs: null, missingTokenIds: true, response: null, status: 502, error: 'upstream died' }),
+    );
     await store.close();
     store = await Store.open(file);
     const calls = await store.listCalls('ro-1');

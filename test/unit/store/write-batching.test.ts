@@ -14,10 +14,25 @@ import type { RecordedCall } from '../../../src/records/call.js';
 function turn(rolloutId: string, seq: number): RecordedCall {
   const prompt = Array.from({ length: 40 * seq }, (_, i) => i % 1000);
   return {
-    rolloutId, seq, label: 'policy', protocol: 'chat', model: 'policy', stream: false,
-    request: { messages: [{ role: 'user', content: `turn ${seq}` }] }, response: { choices: [] }, status: 200, error: null,
-    promptTokenIds: prompt, completionTokenIds: [seq], logprobs: [-0.5], finishReason: 'stop',
-    upstream: 'http://u/v1', startedAt: 1000, ttfbMs: 1, durationMs: 2, missingTokenIds: false,
+    rolloutId,
+    seq,
+    label: 'policy',
+    protocol: 'chat',
+    model: 'policy',
+    stream: false,
+    request: { messages: [{ role: 'user', content: `turn ${seq}` }] },
+    response: { choices: [] },
+    status: 200,
+    error: null,
+    promptTokenIds: prompt,
+    completionTokenIds: [seq],
+    logprobs: [-0.5],
+    finishReason: 'stop',
+    upstream: 'http://u/v1',
+    startedAt: 1000,
+    ttfbMs: 1,
+    durationMs: 2,
+    missingTokenIds: false,
   };
 }
 
@@ -46,7 +61,12 @@ describe.each([
     const file = tempDb();
     const store = await Store.open(file, { callWriterThread });
     await store.recordCall(turn('r', 1));
-    const batch = [2, 3, 1, 4, 5].map((seq) => store.recordCall(turn('r', seq)).then(() => 'ok', (err: Error) => err.message));
+    const batch = [2, 3, 1, 4, 5].map((seq) =>
+      store.recordCall(turn('r', seq)).then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+    );
     expect(await Promise.all(batch)).toEqual(['ok', 'ok', expect.stringMatching(/UNIQUE/), 'ok', 'ok']);
     await store.recordCall(turn('r', 6));
     const calls = await store.listCalls('r');
@@ -76,12 +96,18 @@ describe.each([
     const file = tempDb();
     const store = await Store.open(file, { callWriterThread });
     const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
-    const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
+    const proxy = await startProxy({
+      upstreams: [{ url: sim.url, kind: 'vllm' }],
+      sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) },
+      sink: store,
+    });
     // odd spacing and key order: a re-serialised body would differ
     const body = (i: number) => `{ "messages": [{"content": "call ${i}", "role": "user"}],  "model": "policy" }`;
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(i) }).then((r) => r.status),
+        fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(i) }).then(
+          (r) => r.status,
+        ),
       ),
     );
     expect(answers.every((s) => s === 200)).toBe(true);
@@ -101,9 +127,17 @@ describe.each([
     const file = tempDb();
     const store = await Store.open(file, { recordLingerMs: 60_000, callWriterThread });
     const session: ProxySession = { rolloutId: 'p', runId: 'run', taskId: 't', secret: 'sekret' };
-    const proxy = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) }, sink: store });
+    const proxy = await startProxy({
+      upstreams: [{ url: sim.url, kind: 'vllm' }],
+      sessions: { bySecret: (s) => (s === 'sekret' ? session : undefined) },
+      sink: store,
+    });
     const call = () =>
-      fetch(`${proxy.url}/s/sekret/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"policy","messages":[{"role":"user","content":"hi"}]}' });
+      fetch(`${proxy.url}/s/sekret/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"model":"policy","messages":[{"role":"user","content":"hi"}]}',
+      });
     expect((await call()).status).toBe(200);
     expect((await call()).status).toBe(200);
     expect((await store.countCalls(['p'])).get('p') ?? 0).toBe(0); // both still lingering
@@ -119,10 +153,14 @@ describe.each([
 describe('WriteBatcher', () => {
   it('with a linger, gathers calls recorded apart into one write; a flush or a full batch writes at once', async () => {
     const batches: number[][] = [];
-    const batcher = new WriteBatcher<number>(async (items) => {
-      batches.push(items);
-      return items.map(() => undefined);
-    }, 4, 60_000);
+    const batcher = new WriteBatcher<number>(
+      async (items) => {
+        batches.push(items);
+        return items.map(() => undefined);
+      },
+      4,
+      60_000,
+    );
     const first = [batcher.add(1)];
     await new Promise((resolve) => setTimeout(resolve, 20));
     first.push(batcher.add(2));
@@ -135,7 +173,10 @@ describe('WriteBatcher', () => {
     expect(batches).toEqual([[1, 2]]);
     // a full batch does not wait
     await Promise.all([3, 4, 5, 6].map((n) => batcher.add(n)));
-    expect(batches).toEqual([[1, 2], [3, 4, 5, 6]]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4, 5, 6],
+    ]);
   });
 
   it('a flush waits for the calls recorded before it, not for those that keep coming', async () => {

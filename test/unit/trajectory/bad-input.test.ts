@@ -69,7 +69,10 @@ describe('export and stats on bad input', () => {
     mkdirSync(empty, { recursive: true });
     expect((await rejection(exportRun(empty, { format: 'verl' }))).message).toMatch(/inner has no openforge\.db: it is not an OpenForge run folder/);
     // a file that is not a store is named, and left as it was (opening it would write a schema into it)
-    for (const [name, text] of [['empty.db', ''], ['notes.txt', 'hello\n']] as const) {
+    for (const [name, text] of [
+      ['empty.db', ''],
+      ['notes.txt', 'hello\n'],
+    ] as const) {
       const file = path.join(run.dir, name);
       writeFileSync(file, text);
       expect((await rejection(exportRun(file, { format: 'verl' }))).message).toMatch(`${file} is not an OpenForge store: not a SQLite database`);
@@ -78,7 +81,9 @@ describe('export and stats on bad input', () => {
     }
     expect((await rejection(exportRun(run.dir, { format: 'csv' }))).message).toMatch(/unknown export format "csv"[\s\S]*verl, sft/);
     expect((await rejection(exportRun(run.dir, { format: 'sft', out: path.join(run.dir, 'x.parquet') }))).message).toMatch(/--format sft writes JSONL only/);
-    expect((await rejection(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'x.csv') }))).message).toMatch(/cannot tell the file type of .*x\.csv/);
+    expect((await rejection(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'x.csv') }))).message).toMatch(
+      /cannot tell the file type of .*x\.csv/,
+    );
     const unknown = await rejection(exportRun(run.dir, { format: 'verl', runId: 'run-other' }));
     expect(unknown).toBeInstanceOf(UserError);
     expect(unknown.message).toMatch(/run run-other is not in .*openforge\.db[\s\S]*runs there: run-test/);
@@ -109,17 +114,25 @@ describe('export and stats on bad input', () => {
     run = await recordRun();
     // veRL rows read the last call's response when it may hold a weight version, and its request when it may hold images; SFT reads both.
     // (The store noted those words when the rows were stored: the damage comes later, with the notes set.)
-    await corrupt(run, "UPDATE calls SET response = '{\"weight_version\": 3, \"choices\": [', response_mentions_weight_version = 1 WHERE rollout_id = 'run-test.t.0.1' AND seq = 2");
+    await corrupt(
+      run,
+      'UPDATE calls SET response = \'{"weight_version": 3, "choices": [\', response_mentions_weight_version = 1 WHERE rollout_id = \'run-test.t.0.1\' AND seq = 2',
+    );
     expect((await rejection(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'a.jsonl') }))).message).toMatch(
       /rollout run-test\.t\.0\.1, call seq 2: response is not valid JSON/,
     );
-    await corrupt(run, "UPDATE calls SET request = '{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"image_url', request_piece_mentions_image = 1 WHERE rollout_id = 'run-test.t.1.1' AND seq = 2");
+    await corrupt(
+      run,
+      'UPDATE calls SET request = \'{"messages": [{"role": "user", "content": [{"type": "image_url\', request_piece_mentions_image = 1 WHERE rollout_id = \'run-test.t.1.1\' AND seq = 2',
+    );
     const report = await exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'b.jsonl'), skipBad: true });
     expect(report.skipped.corrupt.map((c) => c.message)).toEqual([
       expect.stringMatching(/rollout run-test\.t\.0\.1, call seq 2: response is not valid JSON/),
       expect.stringMatching(/rollout run-test\.t\.1\.1, call seq 2: request is not valid JSON/),
     ]);
-    expect((await rejection(exportRun(run.dir, { format: 'sft', out: path.join(run.dir, 'c.jsonl') }))).message).toMatch(/rollout run-test\.t\.0\.1, call seq 2: (request|response) is not valid JSON/);
+    expect((await rejection(exportRun(run.dir, { format: 'sft', out: path.join(run.dir, 'c.jsonl') }))).message).toMatch(
+      /rollout run-test\.t\.0\.1, call seq 2: (request|response) is not valid JSON/,
+    );
   });
 
   it('names logprobs that do not line up with the completion', async () => {

@@ -13,8 +13,15 @@ import { BASH_TOOL, ChatHistory, finalAnswer, logprobsFor, RecordedRun, toolCall
 function toolObservation(output: string): number[] {
   return [
     ...encode('\n'), // end of the echoed assistant turn
-    IM_START_ID, ...encode('user\n'), ...encode('<tool_response>\n'), ...encode(output), ...encode('\n</tool_response>'), IM_END_ID, ...encode('\n'),
-    IM_START_ID, ...encode('assistant\n'), // generation prompt
+    IM_START_ID,
+    ...encode('user\n'),
+    ...encode('<tool_response>\n'),
+    ...encode(output),
+    ...encode('\n</tool_response>'),
+    IM_END_ID,
+    ...encode('\n'),
+    IM_START_ID,
+    ...encode('assistant\n'), // generation prompt
   ];
 }
 
@@ -53,7 +60,18 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     expect(samples).toHaveLength(1);
     const s = samples[0]!;
     expect(Array.from(s.prompt_ids)).toEqual(renderPrompt(sent[0]!, [BASH_TOOL]));
-    expect(s).toMatchObject({ num_turns: 4, segment: 0, break_reason: null, uid: 'hello', reward_score: 1, rollout_id: rollout.id, harness: 'forge-agent', finish_reason: 'stop', weight_version: null, multi_modal_data: null });
+    expect(s).toMatchObject({
+      num_turns: 4,
+      segment: 0,
+      break_reason: null,
+      uid: 'hello',
+      reward_score: 1,
+      rollout_id: rollout.id,
+      harness: 'forge-agent',
+      finish_reason: 'stop',
+      weight_version: null,
+      multi_modal_data: null,
+    });
     expect(s.extra_fields).toMatchObject({ call_seqs: [1, 2, 3, 4], simulated: true, run_id: 'run-test', sample_index: 0 });
     expect(stats).toMatchObject({ policyCalls: 4, mergedCalls: 3, breaks: {} });
 
@@ -76,7 +94,15 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     expect([...s.prompt_ids, ...s.response_ids]).toEqual([...renderPrompt(sent[3]!, [BASH_TOOL]), ...renderCompletion(answers[3]!)]);
 
     // The store keeps prompts as deltas and the builder merges from them; from whole prompts it must build the same sample.
-    const builder = new RolloutTrajectoryBuilder({ runId: 'run-test', rolloutId: rollout.id, taskId: 'hello', sampleIndex: 0, harness: 'forge-agent', reward: 1, simulated: true });
+    const builder = new RolloutTrajectoryBuilder({
+      runId: 'run-test',
+      rolloutId: rollout.id,
+      taskId: 'hello',
+      sampleIndex: 0,
+      harness: 'forge-agent',
+      reward: 1,
+      simulated: true,
+    });
     for (const call of await run.store.listCalls(rollout.id)) await builder.add(fromRecordedCall(call));
     expect((await builder.finish()).samples).toEqual(samples);
   });
@@ -91,7 +117,15 @@ describe('trajectory builder over calls recorded with the sim template', () => {
       { role: 'user', content: `${TASK}\n\n[Summary of earlier turns: listed files, printed the working directory.]` },
     ];
     await rollout.call(compacted, toolCall('echo hello > hello.txt'), { tools: [BASH_TOOL] });
-    const next = [...compacted, { role: 'assistant' as const, content: null, tool_calls: [{ id: 'x', type: 'function' as const, function: { name: 'bash', arguments: JSON.stringify({ command: 'echo hello > hello.txt' }) } }] }, { role: 'tool' as const, content: '', tool_call_id: 'x' }];
+    const next = [
+      ...compacted,
+      {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [{ id: 'x', type: 'function' as const, function: { name: 'bash', arguments: JSON.stringify({ command: 'echo hello > hello.txt' }) } }],
+      },
+      { role: 'tool' as const, content: '', tool_call_id: 'x' },
+    ];
     await rollout.call(next, finalAnswer('done'), { tools: [BASH_TOOL] });
     expect(chat.messages.length).toBeGreaterThan(compacted.length);
 
@@ -115,7 +149,10 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     chat.answer(first, 1);
     chat.toolResult('a.txt', 1);
     // A title generator on a small model, in the middle of the episode.
-    await rollout.call([{ role: 'user', content: `Write a 3-word title for: ${TASK}` }], finalAnswer('Two line file'), { label: 'helper', model: 'small-fast' });
+    await rollout.call([{ role: 'user', content: `Write a 3-word title for: ${TASK}` }], finalAnswer('Two line file'), {
+      label: 'helper',
+      model: 'small-fast',
+    });
     await rollout.call(chat.snapshot(), finalAnswer('done'), { tools: [BASH_TOOL] });
 
     const { samples, stats } = await samplesOf(run, rollout.id);
@@ -158,7 +195,13 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     const subAnswers = [toolCall('find . -name "*.txt"'), finalAnswer('a.txt')];
     const mainPrompts: number[][] = [];
     const subPrompts: number[][] = [];
-    const order: ['main' | 'sub', number][] = [['main', 0], ['sub', 0], ['main', 1], ['sub', 1], ['main', 2]];
+    const order: ['main' | 'sub', number][] = [
+      ['main', 0],
+      ['sub', 0],
+      ['main', 1],
+      ['sub', 1],
+      ['main', 2],
+    ];
     for (const [who, turn] of order) {
       const chat = who === 'main' ? main : sub;
       const answer = (who === 'main' ? mainAnswers : subAnswers)[turn]!;
@@ -184,7 +227,13 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     const rollout = await run.rollout('hello', 0, 1);
     const main = new ChatHistory(SYSTEM, TASK);
     const sub = new ChatHistory(SYSTEM, 'Sub-task: list the text files.');
-    for (const [who, turn] of [['main', 0], ['sub', 0], ['main', 1], ['sub', 1], ['main', 2]] as const) {
+    for (const [who, turn] of [
+      ['main', 0],
+      ['sub', 0],
+      ['main', 1],
+      ['sub', 1],
+      ['main', 2],
+    ] as const) {
       const chat = who === 'main' ? main : sub;
       const answer = turn < 2 ? toolCall(`${who} ${turn}`) : finalAnswer('done');
       const recorded = await rollout.call(chat.snapshot(), answer, { tools: [BASH_TOOL] });
@@ -264,7 +313,9 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     const helperMessages: ChatMessage[] = [{ role: 'user', content: 'Summarise the task in one line.' }];
     await rollout.call(helperMessages, finalAnswer('Make a file.'), { label: 'helper', model: 'small' });
     await rollout.call(chat.snapshot(), finalAnswer('x'), { label: 'count_tokens' });
-    await rollout.call(chat.snapshot(), finalAnswer('x'), { over: { status: 503, error: 'upstream unavailable', response: null, promptTokenIds: null, completionTokenIds: null, logprobs: null } });
+    await rollout.call(chat.snapshot(), finalAnswer('x'), {
+      over: { status: 503, error: 'upstream unavailable', response: null, promptTokenIds: null, completionTokenIds: null, logprobs: null },
+    });
     await rollout.call([...helperMessages, { role: 'assistant', content: 'Make a file.' }, { role: 'user', content: 'Now do it.' }], finalAnswer('ok'));
 
     const { samples, stats } = await samplesOf(run, rollout.id);

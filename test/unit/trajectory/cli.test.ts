@@ -16,11 +16,15 @@ afterEach(async () => {
   run = undefined;
 });
 
-
 /** Two tasks, two rollouts each; task a passes once, task b twice. */
 async function recordRun(): Promise<RecordedRun> {
   const r = await RecordedRun.create({ k: 2 });
-  for (const [task, index, reward] of [['a', 0, 1], ['a', 1, 0], ['b', 0, 1], ['b', 1, 1]] as const) {
+  for (const [task, index, reward] of [
+    ['a', 0, 1],
+    ['a', 1, 0],
+    ['b', 0, 1],
+    ['b', 1, 1],
+  ] as const) {
     const rollout = await r.rollout(task, index, reward);
     const chat = new ChatHistory('sys', `do ${task}`);
     await rollout.call(chat.snapshot(), toolCall('ls'), { tools: [BASH_TOOL] });

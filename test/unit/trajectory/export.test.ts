@@ -17,7 +17,12 @@ afterEach(async () => {
 /** Two tasks × two rollouts, rewards 1/0 and 0.5/none; the last rollout has a sub-agent, so two samples. */
 async function recordRun(): Promise<RecordedRun> {
   const r = await RecordedRun.create({ k: 2 });
-  const rewards: [string, number, number | null][] = [['alpha', 0, 1], ['alpha', 1, 0], ['beta', 0, 0.5], ['beta', 1, null]];
+  const rewards: [string, number, number | null][] = [
+    ['alpha', 0, 1],
+    ['alpha', 1, 0],
+    ['beta', 0, 0.5],
+    ['beta', 1, null],
+  ];
   for (const [task, index, reward] of rewards) {
     const rollout = await r.rollout(task, index, reward);
     const chat = new ChatHistory('You are a shell agent.', `Solve ${task}.`);
@@ -28,14 +33,23 @@ async function recordRun(): Promise<RecordedRun> {
       if (turn === 0) chat.toolResult(task, recorded.seq);
     }
     if (task === 'beta' && index === 0) {
-      await rollout.call([{ role: 'system', content: 'You are a sub-agent.' }, { role: 'user', content: 'look' }], finalAnswer('seen'));
+      await rollout.call(
+        [
+          { role: 'system', content: 'You are a sub-agent.' },
+          { role: 'user', content: 'look' },
+        ],
+        finalAnswer('seen'),
+      );
     }
   }
   return r;
 }
 
 function readJsonl(file: string): Record<string, unknown>[] {
-  return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 describe('openforge export', () => {
@@ -45,7 +59,12 @@ describe('openforge export', () => {
     const report = await exportRun(run.dir, { format: 'verl', out });
     expect(report).toMatchObject({ rows: 4, rolloutsExported: 3, fileType: 'jsonl', simulated: true, skipped: { withoutReward: 1, corrupt: [] } });
     const rows = readJsonl(out);
-    expect(rows.map((r) => [r.uid, r.segment, r.reward_score])).toEqual([['alpha', 0, 1], ['alpha', 0, 0], ['beta', 0, 0.5], ['beta', 1, 0.5]]);
+    expect(rows.map((r) => [r.uid, r.segment, r.reward_score])).toEqual([
+      ['alpha', 0, 1],
+      ['alpha', 0, 0],
+      ['beta', 0, 0.5],
+      ['beta', 1, 0.5],
+    ]);
     const expected = (await samplesOf(run, 'run-test.alpha.0.1')).samples[0]!;
     expect(rows[0]).toEqual(JSON.parse(JSON.stringify(sampleJson(expected))));
     for (const row of rows) {
@@ -88,8 +107,14 @@ describe('openforge export', () => {
       expect(Array.from(row.response_mask as number[])).toEqual(want.response_mask);
       expect(Array.from(row.response_logprobs as number[])).toEqual(want.response_logprobs.map(Math.fround));
       expect(row).toMatchObject({
-        reward_score: want.reward_score, num_turns: want.num_turns, uid: want.uid, rollout_id: want.rollout_id, segment: want.segment,
-        break_reason: want.break_reason, harness: want.harness, finish_reason: want.finish_reason,
+        reward_score: want.reward_score,
+        num_turns: want.num_turns,
+        uid: want.uid,
+        rollout_id: want.rollout_id,
+        segment: want.segment,
+        break_reason: want.break_reason,
+        harness: want.harness,
+        finish_reason: want.finish_reason,
       });
       expect(row.weight_version ?? null).toBeNull();
       expect(row.extra_fields).toEqual(want.extra_fields);
@@ -106,7 +131,11 @@ describe('openforge export', () => {
       messages: [
         { role: 'system', content: 'You are a shell agent.' },
         { role: 'user', content: 'Solve alpha.' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'bash', arguments: '{"command":"echo alpha"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'bash', arguments: '{"command":"echo alpha"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1_0', content: 'alpha' },
         { role: 'assistant', content: 'alpha done' },
       ],
@@ -116,7 +145,7 @@ describe('openforge export', () => {
     expect((rows[1]!.messages as unknown[]).at(-1)).toEqual({ role: 'assistant', content: 'seen' });
   });
 
-  it('writes the same file with worker threads as in one thread: every batch in the run\'s order', async () => {
+  it("writes the same file with worker threads as in one thread: every batch in the run's order", async () => {
     run = await recordRun();
     const exportWith = async (workers: number) => {
       const out = path.join(run!.dir, `w${workers}.jsonl`);

@@ -62,7 +62,10 @@ describe('JsonlSink', () => {
     const long = Array.from({ length: 50_000 }, (_, i) => (i % 97 < 40 ? 0 : -((i * 7919) % 100_003) / 9973)); // runs of zeros between runs of decimals
     const rows = [
       {
-        prompt_ids: Int32Array.from([0, 7, -1, 2147483647, -2147483648, 150_000, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 10_001, 99_999_999, 100_000_000, 1_000_000_007, -10_000, -99_999_999]),
+        prompt_ids: Int32Array.from([
+          0, 7, -1, 2147483647, -2147483648, 150_000, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 10_001, 99_999_999, 100_000_000, 1_000_000_007, -10_000,
+          -99_999_999,
+        ]),
         response_mask: Uint8Array.from([...Array(100).fill(0), 1, 1, 0, 1, 255]),
         response_logprobs: Float64Array.from(logprobs),
         long: Float64Array.from(long),

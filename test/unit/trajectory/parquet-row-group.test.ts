@@ -42,7 +42,11 @@ async function bothWays(groups: TrajectorySample[][]): Promise<[Uint8Array, Uint
   const oursWriter = new ParquetWriter({ writer: ours, schema: VERL_PARQUET_SCHEMA, createdBy: 'openforge' });
   for (const rows of groups) {
     await libraryWriter.write({ columnData: COLUMN_NAMES.map((name) => ({ name, data: rows.map((r) => cell(r, name)) })), rowGroupSize: rows.length });
-    await writeRowGroup(oursWriter, COLUMN_NAMES.map((name) => ({ name, data: rows.map((r) => r[name]) })), rows.length);
+    await writeRowGroup(
+      oursWriter,
+      COLUMN_NAMES.map((name) => ({ name, data: rows.map((r) => r[name]) })),
+      rows.length,
+    );
   }
   await libraryWriter.finish();
   await oursWriter.finish();

@@ -48,7 +48,9 @@ describe('delta storage of prompt ids', () => {
     const { id, recorded } = await fiftyTurns(run);
     const rows = await rawRows(run, id);
     expect(rows[0]).toMatchObject({ base: null });
-    rows.slice(1).forEach((row, i) => expect(row).toMatchObject({ base: i + 1, shared: recorded[i]!.promptTokenIds!.length + recorded[i]!.completionTokenIds!.length }));
+    rows
+      .slice(1)
+      .forEach((row, i) => expect(row).toMatchObject({ base: i + 1, shared: recorded[i]!.promptTokenIds!.length + recorded[i]!.completionTokenIds!.length }));
     const storedBytes = rows.reduce((n, r) => n + (r.bytes ?? 0), 0);
     const fullBytes = recorded.reduce((n, c) => n + c.promptTokenIds!.length * 4, 0);
     const lastPromptBytes = recorded[49]!.promptTokenIds!.length * 4;
@@ -77,7 +79,13 @@ describe('delta storage of prompt ids', () => {
     const main = new ChatHistory('You are the main agent. '.repeat(10), 'Do the task.');
     const sub = new ChatHistory('You are a sub-agent. '.repeat(10), 'Search.');
     const recorded: RecordedCall[] = [];
-    for (const [who, turn] of [['main', 1], ['sub', 2], ['main', 3], ['sub', 4], ['main', 5]] as const) {
+    for (const [who, turn] of [
+      ['main', 1],
+      ['sub', 2],
+      ['main', 3],
+      ['sub', 4],
+      ['main', 5],
+    ] as const) {
       const chat = who === 'main' ? main : sub;
       const answer = toolCall(`${who} step ${turn}`);
       recorded.push(await rollout.call(chat.snapshot(), answer, { tools: [BASH_TOOL] }));
@@ -88,7 +96,13 @@ describe('delta storage of prompt ids', () => {
 
     // A fresh store (the proxy restarted) has no cache: it writes whole prompts, then deltas again.
     const store = await Store.open(path.join(run.dir, STORE_FILE));
-    const next = (seq: number, prompt: number[]): RecordedCall => ({ ...recorded[4]!, seq, promptTokenIds: prompt, completionTokenIds: [5, 6], logprobs: [-1, -2] });
+    const next = (seq: number, prompt: number[]): RecordedCall => ({
+      ...recorded[4]!,
+      seq,
+      promptTokenIds: prompt,
+      completionTokenIds: [5, 6],
+      logprobs: [-1, -2],
+    });
     const longer = [...recorded[4]!.promptTokenIds!, ...recorded[4]!.completionTokenIds!, 7, 8, 9];
     // seq 7 arrives before seq 6: it may only use calls already written with a smaller seq.
     await store.recordCall(next(7, [...longer, 5, 6, 10]));
@@ -97,10 +111,18 @@ describe('delta storage of prompt ids', () => {
     const rows = await rawRows(run, rollout.id);
     expect(rows.slice(5).map((r) => r.base)).toEqual([null, null, 7]);
     const calls = await store.listCalls(rollout.id);
-    expect(calls.map((c) => c.promptTokenIds)).toEqual([...recorded.map((c) => c.promptTokenIds), longer, [...longer, 5, 6, 10], [...longer, 5, 6, 10, 5, 6, 11]]);
+    expect(calls.map((c) => c.promptTokenIds)).toEqual([
+      ...recorded.map((c) => c.promptTokenIds),
+      longer,
+      [...longer, 5, 6, 10],
+      [...longer, 5, 6, 10, 5, 6, 11],
+    ]);
     await store.close();
     const { samples } = await samplesOf(run, rollout.id);
-    expect(samples.map((s) => s.extra_fields.call_seqs)).toEqual([[1, 3, 5, 6, 7, 8], [2, 4]]);
+    expect(samples.map((s) => s.extra_fields.call_seqs)).toEqual([
+      [1, 3, 5, 6, 7, 8],
+      [2, 4],
+    ]);
     // Read with other rollouts in one grouped query, prompts rebuilt on demand (newest first, so chains are walked), the same prompts.
     const other = await run.rollout('t2', 0, 1);
     await other.call(new ChatHistory('Another agent.', 'Go.').snapshot(), finalAnswer('ok'), { tools: [BASH_TOOL] });
@@ -109,7 +131,10 @@ describe('delta storage of prompt ids', () => {
     expect([...grouped.keys()].sort()).toEqual([other.id, rollout.id].sort());
     const rowsOf = grouped.get(rollout.id)!;
     const whole = rowsOf.map((row) => (row.whole_prompt ? row.whole_prompt() : row.prompt_ids));
-    const wholeNewestFirst = [...rowsOf].reverse().map((row) => (row.whole_prompt ? row.whole_prompt() : row.prompt_ids)).reverse();
+    const wholeNewestFirst = [...rowsOf]
+      .reverse()
+      .map((row) => (row.whole_prompt ? row.whole_prompt() : row.prompt_ids))
+      .reverse();
     const expected = calls.map((c) => c.promptTokenIds);
     for (const blobs of [whole, wholeNewestFirst]) {
       expect(blobs.map((b) => (b === null || typeof b === 'string' ? b : Array.from(new Int32Array(new Uint8Array(b).buffer))))).toEqual(expected);
@@ -124,7 +149,9 @@ describe('delta storage of prompt ids', () => {
       const db = await SqliteDb.open(file);
       await db.exec(`BEGIN; ${MIGRATIONS[0]}; PRAGMA user_version = 1; COMMIT;`);
       await db.run(`INSERT INTO runs (id, created_at, config, status) VALUES ('r', 0, '{}', 'finished')`);
-      await db.run(`INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, reward, created_at) VALUES ('r.t.0.1', 'r', 't', 0, 1, 'h', 'finished', 1, 0)`);
+      await db.run(
+        `INSERT INTO rollouts (id, run_id, task_id, sample_index, attempt, harness, status, reward, created_at) VALUES ('r.t.0.1', 'r', 't', 0, 1, 'h', 'finished', 1, 0)`,
+      );
       const ids = (a: number[]) => Buffer.from(Int32Array.from(a).buffer);
       const insert = (seq: number, prompt: number[], completion: number[]) =>
         db.run(
@@ -137,11 +164,22 @@ describe('delta storage of prompt ids', () => {
       await db.close();
 
       const store = await Store.open(file);
-      expect((await store.listCalls('r.t.0.1')).map((c) => c.promptTokenIds)).toEqual([[40, 41, 42], [40, 41, 42, 50, 51, 60]]);
+      expect((await store.listCalls('r.t.0.1')).map((c) => c.promptTokenIds)).toEqual([
+        [40, 41, 42],
+        [40, 41, 42, 50, 51, 60],
+      ]);
       await store.close();
-      const rows = readFileSync((await exportRun(dir, { format: 'verl' })).file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const rows = readFileSync((await exportRun(dir, { format: 'verl' })).file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ prompt_ids: [40, 41, 42], response_ids: [50, 51, 60, 70], response_mask: [1, 1, 0, 1], response_logprobs: [-0.5, -0.5, 0, -0.5] });
+      expect(rows[0]).toMatchObject({
+        prompt_ids: [40, 41, 42],
+        response_ids: [50, 51, 60, 70],
+        response_mask: [1, 1, 0, 1],
+        response_logprobs: [-0.5, -0.5, 0, -0.5],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -17,7 +17,11 @@ import type { CallLabel, RecordedCall } from '../../../src/records/call.js';
 
 export const BASH_TOOL: ToolDefinition = {
   type: 'function',
-  function: { name: 'bash', description: 'Run a bash command.', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
+  function: {
+    name: 'bash',
+    description: 'Run a bash command.',
+    parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+  },
 };
 
 export function toolCall(command: string): PolicyAnswer {
@@ -35,7 +39,13 @@ export function assistantMessage(answer: PolicyAnswer, turn: number): ChatMessag
     content: answer.content,
     ...(answer.reasoning ? { reasoning_content: answer.reasoning } : {}),
     ...(answer.toolCalls.length > 0
-      ? { tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_${turn}_${i}`, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+      ? {
+          tool_calls: answer.toolCalls.map((c, i) => ({
+            id: `call_${turn}_${i}`,
+            type: 'function' as const,
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }
       : {}),
   };
 }
@@ -110,7 +120,13 @@ export class RolloutRecorder {
         id: `chatcmpl-${seq}`,
         object: 'chat.completion',
         system_fingerprint: 'openforge-sim',
-        choices: [{ index: 0, message: { ...assistantMessage(answer, seq), reasoning_content: answer.reasoning ?? null }, finish_reason: answer.toolCalls.length > 0 ? 'tool_calls' : 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { ...assistantMessage(answer, seq), reasoning_content: answer.reasoning ?? null },
+            finish_reason: answer.toolCalls.length > 0 ? 'tool_calls' : 'stop',
+          },
+        ],
       },
       status: 200,
       error: null,

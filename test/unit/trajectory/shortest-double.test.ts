@@ -64,7 +64,8 @@ describe('writeShortestDouble', () => {
       }
       expect(wrong).toEqual([]);
       // the fast path must stay the common path for values in its range
-      if (!family.startsWith('powers of') && !family.startsWith('log-uniform') && !family.startsWith('random bits')) expect(declined / count).toBeLessThan(0.02);
+      if (!family.startsWith('powers of') && !family.startsWith('log-uniform') && !family.startsWith('random bits'))
+        expect(declined / count).toBeLessThan(0.02);
     });
   }
 

@@ -1,30 +1,32 @@
-import { readFileSync, realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { AgentResult, AgentRunOptions } from "./agent-run.js";
-import type { ChatClientOptions } from "./chat-client.js";
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { AgentResult, AgentRunOptions } from './agent-run.js';
+import type { ChatClientOptions } from './chat-client.js';
 
 export const MODEL_ENV_USAGE = 'env: OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL (default "policy"), FORGE_TEMPERATURE';
 
 /** OPENAI_BASE_URL (required), OPENAI_API_KEY, OPENAI_MODEL and FORGE_TEMPERATURE; throws naming what is wrong. */
-function readModelEnv(env: NodeJS.ProcessEnv): Pick<ChatClientOptions, "baseUrl" | "apiKey" | "model" | "temperature"> {
-  if (!env.OPENAI_BASE_URL) throw new Error("OPENAI_BASE_URL is not set");
+function readModelEnv(env: NodeJS.ProcessEnv): Pick<ChatClientOptions, 'baseUrl' | 'apiKey' | 'model' | 'temperature'> {
+  if (!env.OPENAI_BASE_URL) throw new Error('OPENAI_BASE_URL is not set');
   const temperature = env.FORGE_TEMPERATURE ? Number(env.FORGE_TEMPERATURE) : undefined;
-  if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error("FORGE_TEMPERATURE must be a number");
-  return { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL || "policy", temperature };
+  if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error('FORGE_TEMPERATURE must be a number');
+  return { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL || 'policy', temperature };
 }
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
+type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** The options every agent takes. */
 const COMMON_OPTIONS = {
-  "instruction-file": { type: "string" },
-  "max-turns": { type: "string" },
-  transcript: { type: "string" },
-  help: { type: "boolean" },
+  'instruction-file': { type: 'string' },
+  'max-turns': { type: 'string' },
+  transcript: { type: 'string' },
+  help: { type: 'boolean' },
 } as const;
 
-type Flags<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & T; strict: true; allowPositionals: false }>>["values"];
+type Flags<T extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & T; strict: true; allowPositionals: false }>
+>['values'];
 
 /**
  * An agent's options from its command line and environment: those every agent takes
@@ -42,12 +44,12 @@ export function readAgentOptions<T extends Options, S>(
   const values = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...own }, strict: true, allowPositionals: false }).values;
   const flags = values as Flags<Record<never, never>>;
   if (flags.help) return undefined;
-  const instructionFile = flags["instruction-file"];
-  if (instructionFile === undefined) throw new Error("--instruction-file is required");
+  const instructionFile = flags['instruction-file'];
+  if (instructionFile === undefined) throw new Error('--instruction-file is required');
   const common = {
     ...readModelEnv(env),
-    maxTurns: positiveNumber(flags["max-turns"], "max-turns", 30, true),
-    transcriptPath: flags.transcript ?? "/logs/agent/transcript.jsonl",
+    maxTurns: positiveNumber(flags['max-turns'], 'max-turns', 30, true),
+    transcriptPath: flags.transcript ?? '/logs/agent/transcript.jsonl',
   };
   const mine = settings(values as Flags<T>);
   return { ...common, ...mine, instruction: readInstruction(instructionFile) };
@@ -55,10 +57,10 @@ export function readAgentOptions<T extends Options, S>(
 
 function readInstruction(file: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const problem = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (err as Error).message;
+    const problem = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message;
     throw new Error(`--instruction-file ${file}: ${problem}`, { cause: err });
   }
 }
@@ -68,7 +70,7 @@ export function positiveNumber(value: string | undefined, name: string, fallback
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
-    throw new Error(`--${name} must be a positive ${whole ? "whole number" : "number"}, got "${value}"`);
+    throw new Error(`--${name} must be a positive ${whole ? 'whole number' : 'number'}, got "${value}"`);
   }
   return n;
 }

@@ -1,4 +1,4 @@
-import type { ChatClientOptions } from "./chat-client.js";
+import type { ChatClientOptions } from './chat-client.js';
 
 /** What every built-in agent's loop takes, besides its own settings. */
 export interface AgentRunOptions extends ChatClientOptions {

@@ -1,17 +1,17 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { createParser } from "eventsource-parser";
-import { ChatCompletionAssembler } from "../../../engine-wire/chat-assembler.js";
-import type { ChatBody } from "../../../engine-wire/chat-wire.js";
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createParser } from 'eventsource-parser';
+import { ChatCompletionAssembler } from '../../../engine-wire/chat-assembler.js';
+import type { ChatBody } from '../../../engine-wire/chat-wire.js';
 
 /** An OpenAI Chat Completions tool call, as the model sends it and the agent echoes it back. */
 export interface ToolCall {
   id: string;
-  type: "function";
+  type: 'function';
   function: { name: string; arguments: string };
 }
 
 export interface AssistantMessage {
-  role: "assistant";
+  role: 'assistant';
   content: string | null;
   tool_calls?: ToolCall[];
 }
@@ -56,11 +56,7 @@ export type RetryListener = (retry: { attempt: number; of: number; delayMs: numb
  * One model call with retries: 429, 5xx and connection errors are tried again after a backoff that
  * doubles (or the server's Retry-After); any other error, or the last retry's, is thrown.
  */
-export async function callModel(
-  opts: ChatClientOptions,
-  body: Record<string, unknown>,
-  onRetry: RetryListener = () => {},
-): Promise<ModelReply> {
+export async function callModel(opts: ChatClientOptions, body: Record<string, unknown>, onRetry: RetryListener = () => {}): Promise<ModelReply> {
   const maxRetries = opts.maxRetries ?? 4;
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   for (let attempt = 0; ; attempt++) {
@@ -77,25 +73,25 @@ export async function callModel(
 
 /** One attempt: `body` gets the model and temperature; `body.stream` says whether to ask for a stream. */
 async function callModelOnce(opts: ChatClientOptions, request: Record<string, unknown>): Promise<ModelReply> {
-  const body: Record<string, unknown> = { model: opts.model ?? "policy", ...request };
+  const body: Record<string, unknown> = { model: opts.model ?? 'policy', ...request };
   if (opts.temperature !== undefined) body.temperature = opts.temperature;
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
 
   let res: Response;
   try {
-    res = await fetch(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body) });
+    res = await fetch(`${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body) });
   } catch (err) {
     throw new ModelApiError(null, describeError(err), true);
   }
   if (!res.ok) {
-    const text = await res.text().catch(() => "");
+    const text = await res.text().catch(() => '');
     const retryable = res.status === 429 || res.status >= 500;
-    throw new ModelApiError(res.status, text.slice(0, 2000), retryable, parseRetryAfter(res.headers.get("retry-after")));
+    throw new ModelApiError(res.status, text.slice(0, 2000), retryable, parseRetryAfter(res.headers.get('retry-after')));
   }
   try {
     // Some servers ignore stream:true and answer with plain JSON.
-    const isSse = (res.headers.get("content-type") ?? "").includes("text/event-stream");
+    const isSse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
     if (body.stream === true && isSse && res.body) return await readStreamedReply(res.body);
     return parseWholeReply(await res.text());
   } catch (err) {
@@ -123,7 +119,7 @@ function parseRetryAfter(header: string | null): number | null {
 async function readStreamedReply(body: ReadableStream<Uint8Array>): Promise<ModelReply> {
   const assembler = new ChatCompletionAssembler();
   for await (const data of sseData(body)) {
-    if (data.trim() === "[DONE]") break;
+    if (data.trim() === '[DONE]') break;
     let chunk: ChatBody;
     try {
       chunk = JSON.parse(data) as ChatBody;
@@ -166,7 +162,7 @@ function parseWholeReply(text: string): ModelReply {
 
 /** The assistant message the agent keeps (its text and tool calls; nothing else goes back to the model). */
 function reply(message: { content?: unknown; tool_calls?: unknown }, finishReason: string | null, usage: unknown): ModelReply {
-  const kept: AssistantMessage = { role: "assistant", content: typeof message.content === "string" ? message.content : null };
+  const kept: AssistantMessage = { role: 'assistant', content: typeof message.content === 'string' ? message.content : null };
   const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as ToolCall[]) : [];
   if (toolCalls.length > 0) kept.tool_calls = toolCalls;
   return { message: kept, finishReason, usage };

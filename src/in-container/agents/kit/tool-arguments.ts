@@ -1,4 +1,4 @@
-import type { ToolCall } from "./chat-client.js";
+import type { ToolCall } from './chat-client.js';
 
 /**
  * A tool call's arguments, which must be a JSON object (an empty string counts as `{}`); otherwise the
@@ -7,11 +7,11 @@ import type { ToolCall } from "./chat-client.js";
 export function toolArguments(call: ToolCall): { args: Record<string, unknown> } | { error: string } {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(call.function.arguments || "{}");
+    parsed = JSON.parse(call.function.arguments || '{}');
   } catch (err) {
     return { error: invalid(call, (err as Error).message) };
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { error: invalid(call, "arguments must be a JSON object") };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { error: invalid(call, 'arguments must be a JSON object') };
   return { args: parsed as Record<string, unknown> };
 }
 

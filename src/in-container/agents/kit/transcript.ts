@@ -1,5 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import path from "node:path";
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
 
 /** An agent's event log, one JSON object a line (`ts`, `type`, then the event's fields). */
 export class Transcript {
@@ -9,13 +9,13 @@ export class Transcript {
   constructor(file: string | undefined) {
     if (!file) return;
     mkdirSync(path.dirname(file), { recursive: true });
-    this.fd = openSync(file, "a");
+    this.fd = openSync(file, 'a');
   }
 
   /** Written synchronously so the file is complete up to the last event even if the agent is killed. */
   event(type: string, fields: Record<string, unknown> = {}): void {
     if (this.fd === null) return;
-    writeSync(this.fd, JSON.stringify({ ts: new Date().toISOString(), type, ...fields }) + "\n");
+    writeSync(this.fd, JSON.stringify({ ts: new Date().toISOString(), type, ...fields }) + '\n');
   }
 
   close(): void {

@@ -1,4 +1,12 @@
-import { type ActionError, type ActionSchemaName, type CanonicalAction, type Observation, type ResetRequest, type StepOptions, type Viewport } from '../actions.js';
+import {
+  type ActionError,
+  type ActionSchemaName,
+  type CanonicalAction,
+  type Observation,
+  type ResetRequest,
+  type StepOptions,
+  type Viewport,
+} from '../actions.js';
 import { ActionInputError, translate } from '../translators/index.js';
 import type { BrowserHost } from './browser-host.js';
 import { Episode, StepError, firstLine } from './episode.js';
@@ -89,7 +97,10 @@ export class BrowserEnv {
   /** The browser died: relaunch it, reopen the episode where the agent was, and say so. */
   private async afterCrash(options: StepOptions, what: string): Promise<Observation> {
     const recovered = await this.recover();
-    const error = { code: 'browser_restarted', message: `the browser crashed and was restarted (restart ${this.host.restarts}); ${what}; the episode reopened ${recovered.page().url()} in a fresh context` };
+    const error = {
+      code: 'browser_restarted',
+      message: `the browser crashed and was restarted (restart ${this.host.restarts}); ${what}; the episode reopened ${recovered.page().url()} in a fresh context`,
+    };
     const settle_ms = await recovered.settle();
     return recovered.observe(options, error, { action_ms: 0, settle_ms });
   }
@@ -134,14 +145,23 @@ export class BrowserEnv {
     const viewport = req.viewport ?? this.options.defaultViewport;
     const dpr = req.device_scale_factor ?? 1;
     const context = await browser.newContext({ viewport, deviceScaleFactor: dpr, ignoreHTTPSErrors: true, acceptDownloads: false });
-    const settings = { viewport, dpr, actionTimeoutMs: this.options.actionTimeoutMs, captureDeadlineMs: this.options.captureDeadlineMs, settle: this.options.settle };
+    const settings = {
+      viewport,
+      dpr,
+      actionTimeoutMs: this.options.actionTimeoutMs,
+      captureDeadlineMs: this.options.captureDeadlineMs,
+      settle: this.options.settle,
+    };
     // The episode exists (with its tab) even when the start URL fails, so the agent sees the error page.
     let startError: StepError | undefined;
     this.episode = await Episode.open(context, settings).catch(async (err) => {
       await context.close().catch(() => undefined);
       throw err;
     });
-    if (req.start_url) await this.episode.run({ type: 'goto', url: req.start_url }).catch((err) => (startError = err instanceof StepError ? err : new StepError('navigation_failed', firstLine(err))));
+    if (req.start_url)
+      await this.episode
+        .run({ type: 'goto', url: req.start_url })
+        .catch((err) => (startError = err instanceof StepError ? err : new StepError('navigation_failed', firstLine(err))));
     if (startError) throw startError;
     return this.episode;
   }

@@ -53,7 +53,9 @@ export async function capture(page: Page, req: CaptureRequest): Promise<Capture>
       sessions.delete(page);
       const pause = CAPTURE_RETRY_PAUSES_MS[attempts - 1];
       if (pause === undefined || performance.now() + pause >= until) {
-        throw new Error(`the screenshot failed ${attempts} time${attempts === 1 ? '' : 's'}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new Error(`the screenshot failed ${attempts} time${attempts === 1 ? '' : 's'}: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+        });
       }
       if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     }

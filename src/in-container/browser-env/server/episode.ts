@@ -222,9 +222,13 @@ export class Episode {
     try {
       count = await locator.count();
     } catch (err) {
-      throw new StepError('missing_ref', `ref "${ref}" is not in the latest aria snapshot (${firstLine(err)}); take a new observation with options.aria and use a ref from it`);
+      throw new StepError(
+        'missing_ref',
+        `ref "${ref}" is not in the latest aria snapshot (${firstLine(err)}); take a new observation with options.aria and use a ref from it`,
+      );
     }
-    if (count === 0) throw new StepError('missing_ref', `ref "${ref}" is not in the latest aria snapshot; take a new observation with options.aria and use a ref from it`);
+    if (count === 0)
+      throw new StepError('missing_ref', `ref "${ref}" is not in the latest aria snapshot; take a new observation with options.aria and use a ref from it`);
     await act(locator);
   }
 
@@ -269,7 +273,11 @@ export class Episode {
    * (same document, same mutation count, no work finished meanwhile), else the page is settled again and
    * captured again — at most maxCaptures times, within the settle cap. Returns the extra settle time.
    */
-  private async captureStable(page: Page, shoot: () => Promise<Capture>, first?: PendingCapture): Promise<{ shot: Capture; resettle_ms: number; title?: string }> {
+  private async captureStable(
+    page: Page,
+    shoot: () => Promise<Capture>,
+    first?: PendingCapture,
+  ): Promise<{ shot: Capture; resettle_ms: number; title?: string }> {
     const policy = this.settings.settle;
     let resettle_ms = 0;
     for (let n = 1; ; n++) {
@@ -341,7 +349,12 @@ export class Episode {
     };
   }
 
-  async observe(options: StepOptions, error: ActionError | null, timings: { action_ms: number; settle_ms: number }, pending?: PendingCapture): Promise<Observation> {
+  async observe(
+    options: StepOptions,
+    error: ActionError | null,
+    timings: { action_ms: number; settle_ms: number },
+    pending?: PendingCapture,
+  ): Promise<Observation> {
     const page = this.page();
     const started = pending?.started ?? performance.now();
     let shot: Capture = { data: '', mime: 'image/png', width: 0, height: 0, scale: 1 };

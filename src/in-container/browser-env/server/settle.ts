@@ -179,7 +179,13 @@ export interface SettleResult {
  * animations pending, no request started since `since` in flight, and workQuietMs since such work last
  * finished — or the deadline passes. A page where nothing is pending returns after one evaluate.
  */
-export async function settle(page: Page, network: NetworkTracker, policy: SettlePolicy, since: number, deadline = performance.now() + policy.capMs): Promise<SettleResult> {
+export async function settle(
+  page: Page,
+  network: NetworkTracker,
+  policy: SettlePolicy,
+  since: number,
+  deadline = performance.now() + policy.capMs,
+): Promise<SettleResult> {
   let popup = false;
   while (performance.now() < deadline) {
     if (page.isClosed()) return { settled: true, popup };
@@ -209,7 +215,14 @@ export async function settle(page: Page, network: NetworkTracker, policy: Settle
  * while it was taken — same document, no DOM mutation, no work pending or finished in the meantime —
  * else undefined.
  */
-export async function unchangedSince(page: Page, network: NetworkTracker, policy: SettlePolicy, mark: SettleMark, since: number, captureMs: number): Promise<PageState | undefined> {
+export async function unchangedSince(
+  page: Page,
+  network: NetworkTracker,
+  policy: SettlePolicy,
+  mark: SettleMark,
+  since: number,
+  captureMs: number,
+): Promise<PageState | undefined> {
   if (page.isClosed()) return undefined;
   const state = await look(page, policy, performance.now() + 1000, 0);
   if (!state || state.busy || state.doc !== mark.doc || state.seq !== mark.seq) return undefined;
@@ -222,11 +235,22 @@ export async function unchangedSince(page: Page, network: NetworkTracker, policy
  * is pending and no tracked work finished since the screenshot started (so the screenshot cannot predate
  * a change the step caused); `popup` when the page asked for a new window.
  */
-export async function stableNow(page: Page, network: NetworkTracker, policy: SettlePolicy, since: number, capturedAt: number): Promise<{ mark?: SettleMark; popup: boolean }> {
+export async function stableNow(
+  page: Page,
+  network: NetworkTracker,
+  policy: SettlePolicy,
+  since: number,
+  capturedAt: number,
+): Promise<{ mark?: SettleMark; popup: boolean }> {
   if (page.isClosed()) return { popup: false };
   const state = await look(page, policy, performance.now() + 1000, 0);
   if (!state) return { popup: false };
-  const stable = !state.busy && !state.popup && state.workAgo > performance.now() - capturedAt && network.lastFinished < capturedAt && !network.busy(since, policy.requestStaleMs);
+  const stable =
+    !state.busy &&
+    !state.popup &&
+    state.workAgo > performance.now() - capturedAt &&
+    network.lastFinished < capturedAt &&
+    !network.busy(since, policy.requestStaleMs);
   return { popup: state.popup, ...(stable ? { mark: { doc: state.doc, seq: state.seq } } : {}) };
 }
 

@@ -9,7 +9,8 @@ import { ActionInputError, NOTCH_PX, type Translator, fromScreenshot, isRecord, 
  */
 export const fromAnthropic: Translator = (raw, ctx) => {
   const a = isRecord(raw) && isRecord(raw.input) ? raw.input : raw;
-  if (!isRecord(a) || typeof a.action !== 'string') throw new ActionInputError('bad_action', 'an Anthropic computer action is an object with an "action" field');
+  if (!isRecord(a) || typeof a.action !== 'string')
+    throw new ActionInputError('bad_action', 'an Anthropic computer action is an object with an "action" field');
   const at = (field = 'coordinate') => {
     const [x, y] = pair(a[field], field);
     return fromScreenshot(x, y, ctx);
@@ -29,7 +30,11 @@ export const fromAnthropic: Translator = (raw, ctx) => {
     case 'hold_key': {
       const keys = chords(str(a.text, 'text')).flat();
       const ms = Math.round(num(a.duration ?? 0, 'duration') * 1000);
-      return [...keys.map((k) => ({ type: 'key_down' as const, key: k })), { type: 'wait', ms }, ...keys.reverse().map((k) => ({ type: 'key_up' as const, key: k }))];
+      return [
+        ...keys.map((k) => ({ type: 'key_down' as const, key: k })),
+        { type: 'wait', ms },
+        ...keys.reverse().map((k) => ({ type: 'key_up' as const, key: k })),
+      ];
     }
     case 'type':
       return [{ type: 'type', text: str(a.text, 'text') }];
@@ -76,4 +81,3 @@ export const fromAnthropic: Translator = (raw, ctx) => {
       throw new ActionInputError('unknown_action', `unknown Anthropic computer action "${a.action}"`);
   }
 };
-

@@ -62,7 +62,14 @@ export const fromElement: Translator = (raw) => {
     case 'press':
     case 'press_key':
     case 'keyboard_press':
-      return [{ type: 'key', keys: str(a.key ?? a.text, 'key').split('+').map(key) }];
+      return [
+        {
+          type: 'key',
+          keys: str(a.key ?? a.text, 'key')
+            .split('+')
+            .map(key),
+        },
+      ];
     case 'scroll':
       return [{ type: 'scroll', dx: num(a.dx ?? 0, 'dx'), dy: num(a.dy ?? 0, 'dy') }];
     case 'wait':

@@ -15,7 +15,10 @@ const fromCanonical: Translator = (raw) => {
   const type = isRecord(raw) ? raw.type : undefined;
   const known = CanonicalActionSchema.options.map((o) => o.shape.type.value);
   if (typeof type !== 'string' || !known.includes(type as CanonicalAction['type'])) {
-    throw new ActionInputError('unknown_action', `unknown canonical action type ${JSON.stringify(type)}; use one of: ${known.join(', ')} (or set "schema" to the vocabulary you send)`);
+    throw new ActionInputError(
+      'unknown_action',
+      `unknown canonical action type ${JSON.stringify(type)}; use one of: ${known.join(', ')} (or set "schema" to the vocabulary you send)`,
+    );
   }
   const issue = parsed.error.issues[0];
   throw new ActionInputError('bad_action', `${type}: ${issue?.path.join('.') || 'action'}: ${issue?.message ?? 'invalid'}`);

@@ -1,7 +1,14 @@
 import { key } from './keys-translate.js';
 import { ActionInputError, type Translator, fromScreenshot, isRecord, num, str } from './types.js';
 
-const BUTTONS: Record<string, 'left' | 'right' | 'middle' | 'back' | 'forward'> = { left: 'left', right: 'right', wheel: 'middle', middle: 'middle', back: 'back', forward: 'forward' };
+const BUTTONS: Record<string, 'left' | 'right' | 'middle' | 'back' | 'forward'> = {
+  left: 'left',
+  right: 'right',
+  wheel: 'middle',
+  middle: 'middle',
+  back: 'back',
+  forward: 'forward',
+};
 
 /**
  * OpenAI computer-use: the `action` of a `computer_call` output item (or the item itself). Coordinates are
@@ -24,7 +31,14 @@ export const fromOpenAI: Translator = (raw, ctx) => {
       return [{ type: 'move', ...at() }];
     case 'drag': {
       if (!Array.isArray(a.path) || a.path.length < 2) throw new ActionInputError('bad_action', 'drag needs a path of at least two {x, y} points');
-      return [{ type: 'drag', path: a.path.map((p, i) => (isRecord(p) ? fromScreenshot(num(p.x, `path[${i}].x`), num(p.y, `path[${i}].y`), ctx) : fail(`path[${i}] must be {x, y}`))) }];
+      return [
+        {
+          type: 'drag',
+          path: a.path.map((p, i) =>
+            isRecord(p) ? fromScreenshot(num(p.x, `path[${i}].x`), num(p.y, `path[${i}].y`), ctx) : fail(`path[${i}] must be {x, y}`),
+          ),
+        },
+      ];
     }
     case 'scroll': {
       const s = ctx.screenshotSize;

@@ -13,7 +13,8 @@ type Button = 'left' | 'right' | 'middle';
  */
 export const fromPyautogui: Translator = (raw, ctx) => {
   const code = typeof raw === 'string' ? raw : isRecord(raw) && typeof raw.code === 'string' ? raw.code : undefined;
-  if (code === undefined) throw new ActionInputError('bad_pyautogui', 'pyautogui input is a string of calls, e.g. "pyautogui.click(100, 200)", or {code: "..."}');
+  if (code === undefined)
+    throw new ActionInputError('bad_pyautogui', 'pyautogui input is a string of calls, e.g. "pyautogui.click(100, 200)", or {code: "..."}');
   const mouse = { ...ctx.mouse };
   const out: CanonicalAction[] = [];
   const lines = statements(code);
@@ -51,7 +52,8 @@ function translateCall(call: PyCall, ctx: TranslateContext): CanonicalAction[] {
     const first = arg(0, 'x');
     if (first === undefined || first === null) return undefined;
     // click((x, y)) is accepted by pyautogui too.
-    if (Array.isArray(first) && first.length === 2 && typeof first[0] === 'number' && typeof first[1] === 'number') return fromScreenshot(first[0], first[1], ctx);
+    if (Array.isArray(first) && first.length === 2 && typeof first[0] === 'number' && typeof first[1] === 'number')
+      return fromScreenshot(first[0], first[1], ctx);
     return fromScreenshot(number(0, 'x'), number(1, 'y'), ctx);
   };
   const button = (fallback: Button): Button => {
@@ -135,7 +137,10 @@ function translateCall(call: PyCall, ctx: TranslateContext): CanonicalAction[] {
     case 'sleep':
       return [{ type: 'wait', ms: Math.round(number(0, 'secs') * 1000) }];
     default:
-      throw new ActionInputError('bad_pyautogui', `${call.name}() is not in the supported pyautogui subset (click, doubleClick, tripleClick, rightClick, middleClick, moveTo, dragTo, mouseDown, mouseUp, scroll, hscroll, write, typewrite, press, hotkey, keyDown, keyUp, time.sleep)`);
+      throw new ActionInputError(
+        'bad_pyautogui',
+        `${call.name}() is not in the supported pyautogui subset (click, doubleClick, tripleClick, rightClick, middleClick, moveTo, dragTo, mouseDown, mouseUp, scroll, hscroll, write, typewrite, press, hotkey, keyDown, keyUp, time.sleep)`,
+      );
   }
 }
 

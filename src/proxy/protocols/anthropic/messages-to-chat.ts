@@ -1,12 +1,6 @@
 import { invalidAnthropicRequest } from './errors.js';
 import { chatToolCallId } from './ids.js';
-import type {
-  AnthropicContentBlock,
-  AnthropicImageBlock,
-  AnthropicMessage,
-  AnthropicTextBlock,
-  AnthropicToolResultBlock,
-} from './request-schema.js';
+import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock } from './request-schema.js';
 
 type ChatPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 type ChatMessage = Record<string, unknown> & { role: string };

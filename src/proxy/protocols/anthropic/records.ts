@@ -42,11 +42,13 @@ export const anthropicRecords: ProtocolRecords = {
   imageUrl(part) {
     if (!isRecord(part) || part.type !== 'image' || !isRecord(part.source)) return undefined;
     const source = part.source;
-    if (source.type === 'base64' && typeof source.data === 'string') return `data:${typeof source.media_type === 'string' ? source.media_type : 'image/png'};base64,${source.data}`;
+    if (source.type === 'base64' && typeof source.data === 'string')
+      return `data:${typeof source.media_type === 'string' ? source.media_type : 'image/png'};base64,${source.data}`;
     return source.type === 'url' && typeof source.url === 'string' ? source.url : undefined;
   },
 
-  editableAnswer: (response) => (content(response) ?? []).map((block) => (isRecord(block) ? Object.fromEntries(Object.entries(block).filter(([key]) => !NOT_EDITED.has(key))) : block)),
+  editableAnswer: (response) =>
+    (content(response) ?? []).map((block) => (isRecord(block) ? Object.fromEntries(Object.entries(block).filter(([key]) => !NOT_EDITED.has(key))) : block)),
 
   recordedAnswer: content,
 
@@ -54,11 +56,20 @@ export const anthropicRecords: ProtocolRecords = {
     const blocks = Array.isArray(raw) ? raw : isRecord(raw) && Array.isArray(raw.content) ? raw.content : undefined;
     if (!blocks) return undefined;
     if (blocks.length === 0) throw new UserError(`${what} is an empty list of content blocks`, hint);
-    const filled = blocks.map((block: unknown) => (isRecord(block) && block.type === 'tool_use' && block.id === undefined ? { ...block, id: newCallId('toolu') } : block));
+    const filled = blocks.map((block: unknown) =>
+      isRecord(block) && block.type === 'tool_use' && block.id === undefined ? { ...block, id: newCallId('toolu') } : block,
+    );
     return translatedAnswer(
       () => {
         // validated as the assistant turn of a request, the shape a harness echoes it back in
-        const request = parseMessagesRequest({ model: 'fork', max_tokens: 1, messages: [{ role: 'user', content: '.' }, { role: 'assistant', content: filled }] });
+        const request = parseMessagesRequest({
+          model: 'fork',
+          max_tokens: 1,
+          messages: [
+            { role: 'user', content: '.' },
+            { role: 'assistant', content: filled },
+          ],
+        });
         return chatMessages([request.messages[1] as AnthropicMessage]);
       },
       what,

@@ -31,14 +31,7 @@ const ToolResultBlock = z.looseObject({
 const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
 const RedactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
 
-const ContentBlock = z.discriminatedUnion('type', [
-  TextBlock,
-  ImageBlock,
-  ToolUseBlock,
-  ToolResultBlock,
-  ThinkingBlock,
-  RedactedThinkingBlock,
-]);
+const ContentBlock = z.discriminatedUnion('type', [TextBlock, ImageBlock, ToolUseBlock, ToolResultBlock, ThinkingBlock, RedactedThinkingBlock]);
 
 const Message = z.looseObject({
   // Claude Code ≥ 2.1 sends a mid-conversation system message (its environment block) inside messages.

@@ -6,10 +6,7 @@ import { anthropicStop } from './stop-reason.js';
 import { anthropicUsage, type AnthropicOutputBlock, type AnthropicStreamEvent } from './wire.js';
 import type { SseEvent, StreamTranslator } from '../types.js';
 
-type OpenBlock =
-  | { kind: 'thinking'; index: number; signature: ThinkingSignature }
-  | { kind: 'text'; index: number }
-  | { kind: 'tool'; index: number };
+type OpenBlock = { kind: 'thinking'; index: number; signature: ThinkingSignature } | { kind: 'text'; index: number } | { kind: 'tool'; index: number };
 
 /**
  * Chat Completions chunks → Anthropic Messages events, as each chunk arrives: message_start on the

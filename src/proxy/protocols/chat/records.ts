@@ -29,10 +29,16 @@ export const chatRecords: ProtocolRecords = {
     const message = assistantMessage(response);
     if (!message) return out;
     const content = message.content;
-    out.text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('') : '';
+    out.text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('')
+          : '';
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
       const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
-      if (fn) out.toolCalls.push({ name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
+      if (fn)
+        out.toolCalls.push({ name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
     }
     return out;
   },
@@ -51,7 +57,14 @@ export const chatRecords: ProtocolRecords = {
     return {
       content: message?.content ?? null,
       ...(calls.length > 0
-        ? { tool_calls: calls.filter(isRecord).map((t) => ({ type: 'function', function: { name: (t.function as { name?: unknown })?.name, arguments: (t.function as { arguments?: unknown })?.arguments } })) }
+        ? {
+            tool_calls: calls
+              .filter(isRecord)
+              .map((t) => ({
+                type: 'function',
+                function: { name: (t.function as { name?: unknown })?.name, arguments: (t.function as { arguments?: unknown })?.arguments },
+              })),
+          }
         : {}),
     };
   },

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { invalidResponsesRequest, parseField } from './validation.js';
 
-export type ChatContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } };
+export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
 
 export type ChatContent = string | ChatContentPart[];
 
@@ -50,8 +48,5 @@ function chatPart(part: unknown, field: string): ChatContentPart {
     const detail = image.detail ?? undefined;
     return { type: 'image_url', image_url: detail === undefined ? { url: image.image_url } : { url: image.image_url, detail } };
   }
-  throw invalidResponsesRequest(
-    `${field}.type`,
-    `unsupported content part "${type}" (supported: input_text, output_text, refusal, input_image)`,
-  );
+  throw invalidResponsesRequest(`${field}.type`, `unsupported content part "${type}" (supported: input_text, output_text, refusal, input_image)`);
 }

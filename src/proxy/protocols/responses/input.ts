@@ -29,8 +29,7 @@ const reasoningItem = z.looseObject({
  */
 const IGNORED_ITEM_TYPES = new Set(['web_search_call', 'image_generation_call', 'ghost_snapshot']);
 
-const SUPPORTED_ITEM_TYPES =
-  'message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, local_shell_call, reasoning';
+const SUPPORTED_ITEM_TYPES = 'message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, local_shell_call, reasoning';
 
 /** `instructions` and `input` as Chat messages. */
 export function chatMessages(request: { instructions?: string | null; input?: string | readonly unknown[] | null }): ChatMessage[] {

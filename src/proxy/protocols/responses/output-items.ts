@@ -75,13 +75,7 @@ export function messageItem(id: string, text: string | undefined, status: ItemSt
 }
 
 /** The item for a model's tool call: a function call, or a custom tool call carrying the raw input. */
-export function toolCallItem(
-  id: string,
-  callId: string,
-  tool: ResponsesToolRef,
-  args: string,
-  status: ItemStatus,
-): FunctionCallItem | CustomToolCallItem {
+export function toolCallItem(id: string, callId: string, tool: ResponsesToolRef, args: string, status: ItemStatus): FunctionCallItem | CustomToolCallItem {
   if (tool.kind === 'custom') {
     return { type: 'custom_tool_call', id, call_id: callId, name: tool.name, input: customToolInput(args), status };
   }

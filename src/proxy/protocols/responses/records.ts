@@ -67,14 +67,23 @@ export const responsesRecords: ProtocolRecords = {
       const { type, role } = item;
       const kind = type === undefined && role !== undefined ? 'message' : type;
       if (typeof kind !== 'string' || !ANSWER_ITEMS.has(kind)) {
-        throw new UserError(`${what}: output[${i}].type ${JSON.stringify(kind ?? null)} is not part of an answer (answer items: ${[...ANSWER_ITEMS].join(', ')})`, hint);
+        throw new UserError(
+          `${what}: output[${i}].type ${JSON.stringify(kind ?? null)} is not part of an answer (answer items: ${[...ANSWER_ITEMS].join(', ')})`,
+          hint,
+        );
       }
-      if (kind === 'message' && role !== undefined && role !== 'assistant') throw new UserError(`${what}: output[${i}] is a ${String(role)} message; an answer's messages have role "assistant"`, hint);
+      if (kind === 'message' && role !== undefined && role !== 'assistant')
+        throw new UserError(`${what}: output[${i}] is a ${String(role)} message; an answer's messages have role "assistant"`, hint);
       if ((kind === 'function_call' || kind === 'custom_tool_call') && item.call_id === undefined) return { ...item, call_id: newCallId('call') };
       return { ...item, ...(kind === 'message' ? { role: 'assistant' } : {}) };
     });
     if (filled.length === 0) throw new UserError(`${what} is an empty list of output items`, hint);
-    return translatedAnswer(() => chatMessages({ input: filled }), what, hint, (m) => m.replace(/^invalid responses request: /, '').replace(/\binput\[/g, 'output[')) as ChatLikeMessage[];
+    return translatedAnswer(
+      () => chatMessages({ input: filled }),
+      what,
+      hint,
+      (m) => m.replace(/^invalid responses request: /, '').replace(/\binput\[/g, 'output['),
+    ) as ChatLikeMessage[];
   },
 
   answerShape: `a list of Responses output items such as [{"type": "function_call", "name": "exec_command", "arguments": "{\\"cmd\\": \\"ls\\"}"}] (or {"output": [...]}), or ${CHAT_ANSWER_SHAPE}`,

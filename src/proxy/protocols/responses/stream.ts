@@ -1,13 +1,5 @@
 import type { ChatBody, ChatToolCallDelta, ChatUsage } from '../../../engine-wire/chat-wire.js';
-import {
-  messageItem,
-  outputText,
-  reasoningItem,
-  responsesId,
-  toolCallItem,
-  type ItemStatus,
-  type OutputItem,
-} from './output-items.js';
+import { messageItem, outputText, reasoningItem, responsesId, toolCallItem, type ItemStatus, type OutputItem } from './output-items.js';
 import { finishOutcome, responseObject, responsesUsage, type ResponseHeader, type ResponseState } from './response-object.js';
 import type { ResponsesToolNames, ResponsesToolRef } from './tool-names.js';
 import type { SseEvent, StreamTranslator } from '../types.js';

@@ -1,9 +1,7 @@
 import { invalidResponsesRequest } from './validation.js';
 
 /** What a Chat function name stands for on the Responses side. */
-export type ResponsesToolRef =
-  | { kind: 'function'; name: string; namespace?: string }
-  | { kind: 'custom'; name: string };
+export type ResponsesToolRef = { kind: 'function'; name: string; namespace?: string } | { kind: 'custom'; name: string };
 
 /**
  * The Chat name of a Responses function. Functions inside a `namespace` tool (Codex declares its

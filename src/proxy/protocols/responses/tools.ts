@@ -59,12 +59,7 @@ export function translateTools(tools: readonly { type: string }[] | null | undef
   return { tools: chatTools, names };
 }
 
-function functionTool(
-  tool: z.infer<typeof functionToolSchema>,
-  namespace: string | undefined,
-  names: ResponsesToolNames,
-  field: string,
-): ChatFunctionTool {
+function functionTool(tool: z.infer<typeof functionToolSchema>, namespace: string | undefined, names: ResponsesToolNames, field: string): ChatFunctionTool {
   const name = chatFunctionName(tool.name, namespace);
   names.add(name, namespace ? { kind: 'function', name: tool.name, namespace } : { kind: 'function', name: tool.name }, `${field}.name`);
   const fn: ChatFunctionTool['function'] = { name };
@@ -106,5 +101,8 @@ export function translateToolChoice(choice: unknown): unknown {
   }
   // the subset restriction has no Chat equivalent; its mode still applies
   if (type === 'allowed_tools' && (mode === 'auto' || mode === 'required')) return mode;
-  throw invalidResponsesRequest('tool_choice', `a tool choice of type "${type}" names a tool the proxy does not forward (use auto, none, required, or a function)`);
+  throw invalidResponsesRequest(
+    'tool_choice',
+    `a tool choice of type "${type}" names a tool the proxy does not forward (use auto, none, required, or a function)`,
+  );
 }

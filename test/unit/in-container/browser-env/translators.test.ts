@@ -44,14 +44,30 @@ describe('Anthropic computer_20250124', () => {
     ]);
   });
   it('scrolls in notches of 100 CSS px at the coordinate', () => {
-    expect(translate('anthropic', { action: 'scroll', coordinate: [300, 200], scroll_direction: 'down', scroll_amount: 3 }, ctx)).toEqual([{ type: 'scroll', x: 300, y: 200, dx: 0, dy: 300 }]);
+    expect(translate('anthropic', { action: 'scroll', coordinate: [300, 200], scroll_direction: 'down', scroll_amount: 3 }, ctx)).toEqual([
+      { type: 'scroll', x: 300, y: 200, dx: 0, dy: 300 },
+    ]);
     expect(translate('anthropic', { action: 'scroll', scroll_direction: 'left', scroll_amount: 2 }, ctx)).toEqual([{ type: 'scroll', dx: -200, dy: 0 }]);
   });
   it('maps drags, modifier clicks, hold_key, waits and zoom', () => {
-    expect(translate('anthropic', { action: 'left_click_drag', start_coordinate: [1, 2], coordinate: [3, 4] }, ctx)).toEqual([{ type: 'drag', path: [{ x: 1, y: 2 }, { x: 3, y: 4 }] }]);
-    expect(translate('anthropic', { action: 'left_click', coordinate: [5, 6], text: 'shift' }, ctx)).toEqual([{ type: 'click', x: 5, y: 6, button: 'left', count: 1, modifiers: ['Shift'] }]);
+    expect(translate('anthropic', { action: 'left_click_drag', start_coordinate: [1, 2], coordinate: [3, 4] }, ctx)).toEqual([
+      {
+        type: 'drag',
+        path: [
+          { x: 1, y: 2 },
+          { x: 3, y: 4 },
+        ],
+      },
+    ]);
+    expect(translate('anthropic', { action: 'left_click', coordinate: [5, 6], text: 'shift' }, ctx)).toEqual([
+      { type: 'click', x: 5, y: 6, button: 'left', count: 1, modifiers: ['Shift'] },
+    ]);
     expect(translate('anthropic', { action: 'triple_click', coordinate: [5, 6] }, ctx)[0]).toMatchObject({ count: 3 });
-    expect(translate('anthropic', { action: 'hold_key', text: 'shift', duration: 0.5 }, ctx)).toEqual([{ type: 'key_down', key: 'Shift' }, { type: 'wait', ms: 500 }, { type: 'key_up', key: 'Shift' }]);
+    expect(translate('anthropic', { action: 'hold_key', text: 'shift', duration: 0.5 }, ctx)).toEqual([
+      { type: 'key_down', key: 'Shift' },
+      { type: 'wait', ms: 500 },
+      { type: 'key_up', key: 'Shift' },
+    ]);
     expect(translate('anthropic', { action: 'wait', duration: 2 }, ctx)).toEqual([{ type: 'wait', ms: 2000 }]);
     expect(translate('anthropic', { action: 'type', text: 'hello world, 2 + 2 = 4' }, ctx)).toEqual([{ type: 'type', text: 'hello world, 2 + 2 = 4' }]);
     expect(translate('anthropic', { action: 'zoom', region: [0, 0, 640, 400] }, ctx)).toEqual([{ type: 'zoom', region: [0, 0, 640, 400] }]);
@@ -68,7 +84,27 @@ describe('OpenAI computer-use', () => {
     expect(translate('openai', { type: 'click', x: 1, y: 2, button: 'wheel' }, ctx)).toEqual([{ type: 'click', x: 1, y: 2, button: 'middle' }]);
     expect(translate('openai', { type: 'scroll', x: 10, y: 20, scroll_x: 0, scroll_y: 250 }, ctx)).toEqual([{ type: 'scroll', x: 10, y: 20, dx: 0, dy: 250 }]);
     expect(translate('openai', { type: 'keypress', keys: ['CTRL', 'ENTER'] }, ctx)).toEqual([{ type: 'key', keys: ['Control', 'Enter'] }]);
-    expect(translate('openai', { type: 'drag', path: [{ x: 1, y: 1 }, { x: 5, y: 5 }, { x: 9, y: 9 }] }, ctx)[0]).toMatchObject({ type: 'drag', path: [{ x: 1, y: 1 }, { x: 5, y: 5 }, { x: 9, y: 9 }] });
+    expect(
+      translate(
+        'openai',
+        {
+          type: 'drag',
+          path: [
+            { x: 1, y: 1 },
+            { x: 5, y: 5 },
+            { x: 9, y: 9 },
+          ],
+        },
+        ctx,
+      )[0],
+    ).toMatchObject({
+      type: 'drag',
+      path: [
+        { x: 1, y: 1 },
+        { x: 5, y: 5 },
+        { x: 9, y: 9 },
+      ],
+    });
   });
 });
 
@@ -81,7 +117,15 @@ describe('Qwen computer_use', () => {
     expect(translate('qwen3vl', { action: 'mouse_move', coordinate: [500, 500] }, ctx)).toEqual([{ type: 'move', x: 640, y: 400 }]);
   });
   it('drags from the cursor, scrolls in notches (positive is up) and terminates', () => {
-    expect(translate('qwen3vl', { action: 'left_click_drag', coordinate: [500, 500] }, ctx)).toEqual([{ type: 'drag', path: [{ x: 10, y: 20 }, { x: 640, y: 400 }] }]);
+    expect(translate('qwen3vl', { action: 'left_click_drag', coordinate: [500, 500] }, ctx)).toEqual([
+      {
+        type: 'drag',
+        path: [
+          { x: 10, y: 20 },
+          { x: 640, y: 400 },
+        ],
+      },
+    ]);
     expect(translate('qwen25vl', { action: 'scroll', pixels: -5 }, ctx)).toEqual([{ type: 'scroll', dx: 0, dy: 500 }]);
     expect(translate('qwen25vl', { action: 'hscroll', pixels: 2 }, ctx)).toEqual([{ type: 'scroll', dx: 200, dy: 0 }]);
     expect(translate('qwen25vl', { action: 'terminate', status: 'failure' }, ctx)).toEqual([{ type: 'fail', reason: 'terminate(failure)' }]);
@@ -91,10 +135,22 @@ describe('Qwen computer_use', () => {
 
 describe('OSWorld computer_13', () => {
   it('maps every action type', () => {
-    expect(translate('osworld', { action_type: 'DOUBLE_CLICK', parameters: { x: 3, y: 4 } }, ctx)).toEqual([{ type: 'click', x: 3, y: 4, button: 'left', count: 2 }]);
-    expect(translate('osworld', { action_type: 'DRAG_TO', parameters: { x: 30, y: 40 } }, ctx)).toEqual([{ type: 'drag', path: [{ x: 10, y: 20 }, { x: 30, y: 40 }] }]);
+    expect(translate('osworld', { action_type: 'DOUBLE_CLICK', parameters: { x: 3, y: 4 } }, ctx)).toEqual([
+      { type: 'click', x: 3, y: 4, button: 'left', count: 2 },
+    ]);
+    expect(translate('osworld', { action_type: 'DRAG_TO', parameters: { x: 30, y: 40 } }, ctx)).toEqual([
+      {
+        type: 'drag',
+        path: [
+          { x: 10, y: 20 },
+          { x: 30, y: 40 },
+        ],
+      },
+    ]);
     expect(translate('osworld', { action_type: 'SCROLL', parameters: { dx: 0, dy: -3 } }, ctx)).toEqual([{ type: 'scroll', dx: 0, dy: 300 }]);
-    expect(translate('osworld', { action_type: 'HOTKEY', parameters: { keys: ['cmd', 'option', 'esc'] } }, ctx)).toEqual([{ type: 'key', keys: ['Meta', 'Alt', 'Escape'] }]);
+    expect(translate('osworld', { action_type: 'HOTKEY', parameters: { keys: ['cmd', 'option', 'esc'] } }, ctx)).toEqual([
+      { type: 'key', keys: ['Meta', 'Alt', 'Escape'] },
+    ]);
     expect(translate('osworld', { action_type: 'TYPING', parameters: { text: 'hi' } }, ctx)).toEqual([{ type: 'type', text: 'hi' }]);
     expect(translate('osworld', 'FAIL', ctx)).toEqual([{ type: 'fail' }]);
   });
@@ -111,7 +167,13 @@ pyautogui.scroll(-3, x=50, y=60)
 time.sleep(0.25)`;
     expect(translate('pyautogui', script, ctx)).toEqual([
       { type: 'move', x: 100, y: 200 },
-      { type: 'drag', path: [{ x: 100, y: 200 }, { x: 300, y: 400 }] },
+      {
+        type: 'drag',
+        path: [
+          { x: 100, y: 200 },
+          { x: 300, y: 400 },
+        ],
+      },
       { type: 'type', text: 'it\'s "quoted"\n' },
       { type: 'key', keys: ['Control', 'a'] },
       { type: 'key', keys: ['Tab'] },
@@ -142,13 +204,27 @@ describe('element actions', () => {
 describe('canonical input', () => {
   it('names unknown types and invalid fields', () => {
     expect(errorOf(() => translate('canonical', { type: 'warp' }, ctx))).toMatchObject({ code: 'unknown_action', message: expect.stringContaining('"warp"') });
-    expect(errorOf(() => translate('canonical', { type: 'click', x: 'ten', y: 1 }, ctx))).toMatchObject({ code: 'bad_action', message: expect.stringContaining('click: x') });
+    expect(errorOf(() => translate('canonical', { type: 'click', x: 'ten', y: 1 }, ctx))).toMatchObject({
+      code: 'bad_action',
+      message: expect.stringContaining('click: x'),
+    });
   });
 });
 
 describe('key names', () => {
   it('normalises vendor names to Playwright names', () => {
-    expect(['cmd', 'win', 'super', 'option', 'Return', 'esc', 'PgUp', 'f5', 'a', 'ArrowLeft'].map(normalizeKey)).toEqual(['Meta', 'Meta', 'Meta', 'Alt', 'Enter', 'Escape', 'PageUp', 'F5', 'a', 'ArrowLeft']);
+    expect(['cmd', 'win', 'super', 'option', 'Return', 'esc', 'PgUp', 'f5', 'a', 'ArrowLeft'].map(normalizeKey)).toEqual([
+      'Meta',
+      'Meta',
+      'Meta',
+      'Alt',
+      'Enter',
+      'Escape',
+      'PageUp',
+      'F5',
+      'a',
+      'ArrowLeft',
+    ]);
     expect(parseChord('ctrl++')).toEqual(['Control', '+']);
     expect(() => normalizeKey('hyper_q')).toThrow(/unknown key name/);
   });
