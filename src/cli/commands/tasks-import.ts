@@ -1,18 +1,31 @@
 import type { Command } from 'commander';
-import { IMPORT_SOURCES, importTasks } from '../../importers/browser/index.js';
+import { importerNamed, importers } from '../../importers/registry.js';
 
-/** `openforge tasks import --from webvoyager|mind2web FILE --out DIR`: live-site browser tasks judged by an LLM. */
+/** `openforge tasks import --from <benchmark> <source> --out DIR`: a benchmark's tasks in Harbor layout. */
 export function addTasksImportCommand(tasks: Command): void {
   tasks
     .command('import')
     .description(
-      'turn a WebVoyager (JSONL) or Online-Mind2Web (JSON) task file into Harbor browser tasks (live sites: run with network: public; graded by an LLM judge)',
+      `bring a benchmark's tasks into Harbor layout: ${importers()
+        .map((i) => `${i.name} (${i.description})`)
+        .join('; ')}`,
     )
-    .requiredOption('--from <source>', `task file format: ${IMPORT_SOURCES.join(' | ')}`)
-    .argument('<file>', 'the benchmark task file')
+    .requiredOption(
+      '--from <benchmark>',
+      importers()
+        .map((i) => i.name)
+        .join(' | '),
+    )
+    .argument(
+      '<source>',
+      `what the benchmark ships: ${importers()
+        .map((i) => `${i.source} for ${i.name}`)
+        .join('; ')}`,
+    )
     .requiredOption('--out <dir>', 'folder to write the tasks into (one sub-folder per task)')
-    .action((file: string, opts: { from: string; out: string }) => {
-      const { dirs } = importTasks(opts.from, file, opts.out);
-      process.stdout.write(`imported ${dirs.length} ${opts.from} tasks into ${opts.out}\n`);
+    .action(async (source: string, opts: { from: string; out: string }) => {
+      const report = await importerNamed(opts.from).import(source, opts.out);
+      process.stdout.write(`imported ${report.written.length} ${opts.from} tasks into ${opts.out}\n`);
+      for (const s of report.skipped) process.stdout.write(`  left out ${s.id}: ${s.cause}\n`);
     });
 }

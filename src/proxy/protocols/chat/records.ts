@@ -53,20 +53,11 @@ export const chatRecords: ProtocolRecords = {
 
   editableAnswer(response) {
     const message = assistantMessage(response);
-    const calls = Array.isArray(message?.tool_calls) ? message.tool_calls : [];
-    return {
-      content: message?.content ?? null,
-      ...(calls.length > 0
-        ? {
-            tool_calls: calls
-              .filter(isRecord)
-              .map((t) => ({
-                type: 'function',
-                function: { name: (t.function as { name?: unknown })?.name, arguments: (t.function as { arguments?: unknown })?.arguments },
-              })),
-          }
-        : {}),
-    };
+    const calls = (Array.isArray(message?.tool_calls) ? message.tool_calls : []).filter(isRecord).map((call) => {
+      const fn = isRecord(call.function) ? call.function : {};
+      return { type: 'function', function: { name: fn.name, arguments: fn.arguments } };
+    });
+    return { content: message?.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
   },
 
   recordedAnswer: assistantMessage,

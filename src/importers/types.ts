@@ -1,0 +1,20 @@
+/**
+ * A benchmark's tasks brought into Harbor layout (`openforge tasks import --from <name> <source> --out DIR`).
+ * A new one is a module implementing this plus one entry in ./registry.ts.
+ */
+export interface TaskImporter {
+  readonly name: string;
+  /** One line for `openforge tasks import --help`. */
+  readonly description: string;
+  /** What the source argument is: a task file, a checkout of the benchmark's repository, … */
+  readonly source: string;
+  /** Writes one task folder per task it can bring into `outDir`, and names each it cannot, with why. */
+  import(source: string, outDir: string): Promise<ImportReport>;
+}
+
+export interface ImportReport {
+  /** The task folders written. */
+  written: string[];
+  /** Tasks of the source left out, each with the reason (what it needs that the importer cannot provide). */
+  skipped: { id: string; cause: string }[];
+}
