@@ -120,10 +120,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       cleanups.push(() => backend.releaseNetwork(network));
       cleanups.push(() => backend.removeRun(runId));
     }
-    const sessions = new SessionRegistry();
+    const rolloutSessions = new SessionRegistry();
     let endpoint: ModelEndpoint | undefined;
     if (harness.usesModel && todo.length > 0) {
-      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions, network, adminToken: options.proxyAdminToken });
+      endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions: rolloutSessions, network, adminToken: options.proxyAdminToken });
       cleanups.unshift(() => endpoint!.close());
       options.onLog?.(
         `proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`,
@@ -144,7 +144,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       harness,
       backend: pool ?? backend,
       store,
-      sessions,
+      sessions: rolloutSessions,
       network,
       runDir,
       signal,

@@ -1,3 +1,5 @@
+import { harnessNames } from '../harness/registry.js';
+
 /** OpenAPI 3.1 description of the rollout service, served at GET /openapi.json. */
 export const OPENAPI = {
   openapi: '3.1.0',
@@ -131,7 +133,8 @@ export const OPENAPI = {
         properties: {
           tasks: { type: 'string', description: 'A task or suite folder on the service machine' },
           task_ids: { type: 'array', items: { type: 'string' } },
-          harness: { type: 'string', enum: ['forge-agent', 'oracle', 'nop'], default: 'forge-agent' },
+          // `custom` needs a custom_harness section, which a rollout request has no room for
+          harness: { type: 'string', enum: harnessNames().filter((name) => name !== 'custom'), default: 'forge-agent' },
           upstream: { type: 'string', description: 'OpenAI-compatible base URL (…/v1) of the inference server, or sim:oracle | sim:noisy:<p>' },
           replicas: {
             type: 'array',

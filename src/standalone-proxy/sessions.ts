@@ -33,10 +33,10 @@ export class StandaloneSessions implements SessionResolver, SessionFactory {
     if (this.rolloutIds.has(rolloutId)) {
       throw new ProxyHttpError(409, `rollout ${rolloutId} already has a session on this proxy`, 'invalid_request_error', 'rollout_exists');
     }
-    const session = { rolloutId, runId: this.options.runId, taskId: request.taskId ?? '', secret: randomBytes(24).toString('base64url') };
-    this.bySecretMap.set(session.secret, session);
+    const created = { rolloutId, runId: this.options.runId, taskId: request.taskId ?? '', secret: randomBytes(24).toString('base64url') };
+    this.bySecretMap.set(created.secret, created);
     this.rolloutIds.add(rolloutId);
-    return session;
+    return created;
   }
 
   bySecret(secret: string): ProxySession | undefined {

@@ -81,19 +81,19 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
     });
     const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
     const runId = `proxy-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
-    const sessions = new StandaloneSessions({ runId, open: options.open, reserved: [adminToken] });
+    const standaloneSessions = new StandaloneSessions({ runId, open: options.open, reserved: [adminToken] });
     // a sim upstream among them marks the run simulated, as `openforge run` marks its runs
     const run = await StandaloneRun.start(store, runId, (upstreams.find((u) => u.simulated) ?? upstreams[0])?.spec ?? '', options.logger);
     let summary: StandaloneRunSummary | undefined;
     cleanups.unshift(async () => (summary = await run.finish()));
     const proxy = await startProxy({
       upstreams: upstreams.map(({ config }) => config),
-      sessions,
+      sessions: standaloneSessions,
       sessionFactory: {
         create: (request) => {
-          const session = sessions.create(request);
-          run.sessionCreated(session);
-          return session;
+          const created = standaloneSessions.create(request);
+          run.sessionCreated(created);
+          return created;
         },
       },
       grades: run,

@@ -5,7 +5,7 @@ import { ProxyHttpError } from '../http/http-error.js';
 import { withClientTask } from './session-task.js';
 import type { SessionResolver } from '../types.js';
 
-const sessions = new WeakMap<FastifyRequest, ProxySession>();
+const requestSessions = new WeakMap<FastifyRequest, ProxySession>();
 
 type ErrorBody = (message: string, type: string, code: string | null) => unknown;
 
@@ -28,14 +28,14 @@ export function authHook(resolver: SessionResolver, errorBody: ErrorBody) {
       reply.code(err.status).send(errorBody(err.message, err.type, err.code));
       return;
     }
-    sessions.set(request, session);
+    requestSessions.set(request, session);
     done();
   };
 }
 
 /** The session authenticated by `authHook` for this request. */
 export function sessionOf(request: FastifyRequest): ProxySession {
-  const session = sessions.get(request);
-  if (!session) throw new Error('proxy: route served without the auth hook');
-  return session;
+  const found = requestSessions.get(request);
+  if (!found) throw new Error('proxy: route served without the auth hook');
+  return found;
 }

@@ -29,9 +29,9 @@ export function authenticate(sessions: SessionResolver, pathSecret: string | und
       'missing_api_key',
     );
   }
-  const session = sessions.bySecret(secret);
-  if (!session) {
+  const found = sessions.bySecret(secret);
+  if (!found) {
     throw new ProxyHttpError(401, 'invalid session secret', 'authentication_error', 'invalid_api_key');
   }
-  return session;
+  return found;
 }

@@ -44,7 +44,7 @@ export interface ModelCallDeps {
  */
 export function modelCallHandler(deps: ModelCallDeps, protocol: Endpoint) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const session = sessionOf(request);
+    const rolloutSession = sessionOf(request);
     const retryAfterSec = deps.pause.retryAfterSec;
     if (retryAfterSec !== null) {
       const message = `the proxy is paused for a policy weight update: retry after ${retryAfterSec} s`;
@@ -55,12 +55,12 @@ export function modelCallHandler(deps: ModelCallDeps, protocol: Endpoint) {
         .send(protocol.errorBody(message, errorTypeForStatus(429), 'proxy_paused'));
       return;
     }
-    const seq = deps.sequence.next(session.rolloutId);
+    const seq = deps.sequence.next(rolloutSession.rolloutId);
     const body = takeJsonBody(request);
     // The proxy writes every answer itself: streams must reach the socket unbuffered.
     reply.hijack();
     // returned, not awaited: this function's saved state would keep `body` for the whole call
-    return deps.inFlight.track(serveCall(deps, protocol, session, seq, body, reply.raw));
+    return deps.inFlight.track(serveCall(deps, protocol, rolloutSession, seq, body, reply.raw));
   };
 }
 

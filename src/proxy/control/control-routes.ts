@@ -53,13 +53,13 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
         const body = objectBody(request.body);
         const rolloutId = stringField(body, 'rollout_id', ROLLOUT_ID);
         const taskId = stringField(body, 'task_id', ROLLOUT_ID);
-        const session = deps.sessionFactory.create({ rolloutId, taskId });
+        const created = deps.sessionFactory.create({ rolloutId, taskId });
         const host = request.headers.host ? `http://${request.headers.host}` : deps.baseUrl();
         return reply.code(201).send({
-          secret: session.secret,
-          rollout_id: session.rolloutId,
-          task_id: session.taskId || null,
-          base_url: `${host}/s/${session.secret}/v1`,
+          secret: created.secret,
+          rollout_id: created.rolloutId,
+          task_id: created.taskId || null,
+          base_url: `${host}/s/${created.secret}/v1`,
         });
       });
 

@@ -22,8 +22,8 @@ export const CHROMIUM_FLAGS = [
 /** Whether the browser still answers a CDP round trip within 2 s. */
 async function probe(browser: Browser): Promise<boolean> {
   try {
-    const session = await Promise.race([browser.newBrowserCDPSession(), new Promise<never>((_, r) => setTimeout(() => r(new Error('timeout')), 2000))]);
-    await session.detach().catch(() => undefined);
+    const cdp = await Promise.race([browser.newBrowserCDPSession(), new Promise<never>((_, r) => setTimeout(() => r(new Error('timeout')), 2000))]);
+    await cdp.detach().catch(() => undefined);
     return true;
   } catch {
     return false;

@@ -19,15 +19,15 @@ export interface Capture {
   scale: number;
 }
 
-const sessions = new WeakMap<Page, Promise<CDPSession>>();
+const cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
 
 /** The page's CDP session, opened once and shared (screenshots, settle checks). */
 export function cdpSession(page: Page): Promise<CDPSession> {
-  let s = sessions.get(page);
+  let s = cdpSessions.get(page);
   if (!s) {
     s = page.context().newCDPSession(page);
-    sessions.set(page, s);
-    s.catch(() => sessions.delete(page));
+    cdpSessions.set(page, s);
+    s.catch(() => cdpSessions.delete(page));
   }
   return s;
 }
@@ -50,7 +50,7 @@ export async function capture(page: Page, req: CaptureRequest): Promise<Capture>
       attempts++;
       return await withTimeout(captureOnce(page, req), Math.max(1, Math.min(req.deadlineMs, until - performance.now())));
     } catch (err) {
-      sessions.delete(page);
+      cdpSessions.delete(page);
       const pause = CAPTURE_RETRY_PAUSES_MS[attempts - 1];
       if (pause === undefined || performance.now() + pause >= until) {
         throw new Error(`the screenshot failed ${attempts} time${attempts === 1 ? '' : 's'}: ${err instanceof Error ? err.message : String(err)}`, {
