@@ -48,8 +48,12 @@ function registeredName(what: string, names: () => string[]) {
   });
 }
 
+/** What a rollout may bring out of its container when run.yaml sets no `collect_limits`. */
+export const DEFAULT_COLLECT_MB = 512;
+export const DEFAULT_COLLECT_FILES = 20_000;
+
 // Keys added after the first release are optional rather than defaulted (replicas, warm_pool,
-// backend_wait_sec): a config that does not set them keeps its hash, so its unfinished runs still resume.
+// backend_wait_sec, collect_limits): a config that does not set them keeps its hash, so its unfinished runs still resume.
 export const RunConfigSchema = z.strictObject({
   tasks: z
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
@@ -136,6 +140,13 @@ export const RunConfigSchema = z.strictObject({
     })
     .default({ infrastructure: 2 })
     .describe('What is retried, and how long a retry waits.'),
+  collect_limits: z
+    .strictObject({
+      max_mb: z.number().int().min(1).max(1_048_576).default(DEFAULT_COLLECT_MB).describe('MiB of file content.'),
+      max_files: z.number().int().min(1).max(10_000_000).default(DEFAULT_COLLECT_FILES).describe('Files and folders.'),
+    })
+    .optional()
+    .describe(`The most a rollout brings out of its container (its logs and transcripts): past it the copy stops, the rollout's events name the limit, and a grader's output cut short fails the rollout. ${DEFAULT_COLLECT_MB} MiB and ${DEFAULT_COLLECT_FILES} files when absent.`),
   pass_threshold: z.number().min(0).max(1).default(1).describe('A rollout passes (for pass@k / pass^k) when its reward is at least this.'),
 });
 

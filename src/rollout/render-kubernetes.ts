@@ -2,6 +2,7 @@ import Docker from 'dockerode';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { LoadedRunConfig } from '../config/run.js';
 import { harnessRoot } from '../sandbox/harness-layer.js';
+import { VERIFIER_TOOLS_DIR } from '../sandbox/verifier-tools.js';
 import { harnessFor } from '../harness/registry.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import { loadAllTasks } from './run.js';
@@ -31,9 +32,10 @@ export function renderRun(loaded: LoadedRunConfig, runId = 'run-rendered'): Kube
   const owner = ownerLabel();
   const proxy = proxyAddress(settings);
   const network = { mode: config.network, name: runId, proxyHost: proxy.host, proxyPort: proxy.port };
-  const mounts: VolumeMount[] = harness.layer
-    ? [{ volume: `harness-${harness.layer}`, target: harnessRoot(harness.layer), readOnly: true, image: builder.harnessImageTag(harness.layer) }]
-    : [];
+  const mounts: VolumeMount[] = [
+    { volume: 'verifier-tools', target: VERIFIER_TOOLS_DIR, readOnly: true, image: builder.verifierToolsTag() },
+    ...(harness.layer ? [{ volume: `harness-${harness.layer}`, target: harnessRoot(harness.layer), readOnly: true, image: builder.harnessImageTag(harness.layer) }] : []),
+  ];
   const ownerReference = ownedBy(runId, RENDERED_OWNER_UID);
   const objects: KubernetesObject[] = [
     runOwnerConfigMap(runId, settings.namespace, owner),

@@ -1,12 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunConfig } from '../config/run.js';
+import { DEFAULT_COLLECT_FILES, DEFAULT_COLLECT_MB, type RunConfig } from '../config/run.js';
 import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/session.js';
 import { CommandNotStartedError } from '../sandbox/command-not-started.js';
+import { CopyLimitError } from '../sandbox/copy-limit.js';
 import { readTree } from '../sandbox/docker/archive.js';
-import type { ExecResult, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import { tarOfFiles } from '../sandbox/exec-files.js';
+import type { CopyLimits, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import { TRUSTED_BUSYBOX } from '../sandbox/verifier-tools.js';
 import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
@@ -14,6 +18,7 @@ import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
 import { environmentPhaseSec, liveViewUrl, startBrowserEnvironment } from './browser-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
+import { AGENT_PROCESSES_LEFT, GRADER_SETUP_FAILED, PRINT_AGENT_START, agentStartTicks, graderTimedOut, sealedGraderCommand } from './sealed-grader.js';
 import type { SessionRegistry } from './sessions.js';
 
 export interface RolloutDeps {
@@ -24,7 +29,7 @@ export interface RolloutDeps {
   /** Resolves (building when needed) the image a task runs in. */
   taskImage(task: Task): Promise<string>;
   /** Resolves (building when needed) the volumes the harness needs mounted, e.g. its install layer. */
-  harnessMounts?(): Promise<VolumeMount[]>;
+  volumeMounts?(): Promise<VolumeMount[]>;
   store: Store;
   sessions: SessionRegistry;
   network: RunNetwork;
@@ -69,12 +74,12 @@ export function sandboxSpecFor(
   });
 }
 
-type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'harnessMounts' | 'signal'>;
+type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'volumeMounts' | 'signal'>;
 
 /** Has the warm pool start the sandbox a queued rollout of `task` will ask for; a failure is that rollout's to report. */
 export async function warmSandboxFor(pool: WarmPool, deps: WarmDeps, task: Task): Promise<void> {
   try {
-    const [image, mounts] = await Promise.all([deps.taskImage(task), deps.harnessMounts?.() ?? []]);
+    const [image, mounts] = await Promise.all([deps.taskImage(task), deps.volumeMounts?.() ?? []]);
     if (!deps.signal.aborted) pool.warm(sandboxSpecFor(deps, task, 'warm', image, mounts));
   } catch {
     // the rollout's own image phase reports it
@@ -104,6 +109,13 @@ export interface RolloutOutcome {
 }
 
 const INSTRUCTION_PATH = '/logs/agent/instruction.md';
+/** Time the host allows the grader's exec past the grader's own timeout: killing the agent's processes, unpacking the tests. */
+const KILL_GRACE_SEC = 30;
+
+function collectLimits(config: RunConfig): CopyLimits {
+  const limits = config.collect_limits ?? { max_mb: DEFAULT_COLLECT_MB, max_files: DEFAULT_COLLECT_FILES };
+  return { maxBytes: limits.max_mb * 2 ** 20, maxEntries: limits.max_files, setBy: 'collect_limits in run.yaml' };
+}
 
 /**
  * One rollout, phase by phase: image → start → environment → setup → agent → verify → collect →
@@ -132,7 +144,8 @@ class RolloutTrial {
   private agentStarted = false;
   private agentError: RolloutError | undefined;
   private reward: Reward | undefined;
-  private logsCollected = false;
+  /** When the agent's exec began, in the container's clock ticks since boot (./sealed-grader.ts). */
+  private agentStartTicks: number | undefined;
 
   constructor(
     private readonly deps: RolloutDeps,
@@ -172,7 +185,7 @@ class RolloutTrial {
   /** image: the task's image and the harness's volumes, built when missing. */
   private async image(): Promise<{ image: string; mounts: VolumeMount[] }> {
     const [image, mounts] = await this.timed('image', this.task.config.environment.build_timeout_sec, 'build', () =>
-      Promise.all([this.deps.taskImage(this.task), this.deps.harnessMounts?.() ?? []]),
+      Promise.all([this.deps.taskImage(this.task), this.deps.volumeMounts?.() ?? []]),
     );
     return { image, mounts };
   }
@@ -248,7 +261,7 @@ class RolloutTrial {
     this.agentStarted = true;
     const agentStartedAt = Date.now();
     const agentRes = await box
-      .exec(redirected(deps.harness.command(start.hctx), '/logs/agent/stdout.txt', '/logs/agent/stderr.txt'), {
+      .exec(agentCommand(deps.harness.command(start.hctx)), {
         timeoutSec: agentSec,
         env: start.env,
         workdir: '/workspace',
@@ -261,6 +274,7 @@ class RolloutTrial {
         throw err;
       });
     this.phases.agent = Date.now() - agentStartedAt;
+    this.agentStartTicks = agentStartTicks(agentRes.stdout);
     if (this.secret) deps.sessions.close(this.secret);
     const oomKilled = (await box.oomKills()) > oomBefore;
     if (agentRes.timedOut) this.agentError = new RolloutError('agent_timeout', `the harness ran past the agent timeout of ${agentSec} s and was killed`);
@@ -271,47 +285,43 @@ class RolloutTrial {
   }
 
   /**
-   * verify: one exec empties /tests and /logs/verifier (only the grader may write reward files), puts the
-   * tests in, runs the grader and brings /logs out, the grader's reward files with it; the reward is read
-   * from what came out (or, when collecting failed, inside the sandbox).
+   * verify: the sealed grader (./sealed-grader.ts) kills what the agent left running, empties /tests and
+   * /logs/verifier, puts the tests in and runs them with the verifier's own tools; the grader's files then
+   * come out through the engine, and the reward is read from them.
    */
   private async verify(box: Sandbox): Promise<void> {
     const verifierSec = this.deps.config.timeouts.verifier_sec ?? this.task.config.verifier.timeout_sec;
     const verifyStarted = Date.now();
-    const staging = mkdtempSync(path.join(this.artifacts, '.logs-'));
-    let verifyRes: ExecResult;
-    try {
-      verifyRes = await box.exec(redirected(['bash', '/tests/test.sh'], '/logs/verifier/test-stdout.txt', '/logs/verifier/test-stderr.txt'), {
-        timeoutSec: verifierSec,
-        env: this.task.config.verifier.env,
-        workdir: '/workspace',
-        emptyFirst: ['/tests', '/logs/verifier'],
-        filesIn: filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)),
-        copyOutAfter: { sandboxPath: '/logs', hostDir: staging },
-      });
-      this.logsCollected = await this.collect(box, verifyRes.copiedOut ? staging : undefined);
-    } finally {
-      rmSync(staging, { recursive: true, force: true });
+    const tests = await tarOfFiles(filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)));
+    const res = await box.exec(
+      sealedGraderCommand({ agentStartTicks: this.agentStartTicks, timeoutSec: verifierSec, workdir: '/workspace', env: this.task.config.verifier.env }),
+      { stdin: tests, timeoutSec: verifierSec + KILL_GRACE_SEC, timeoutBy: null },
+    );
+    if (res.exitCode === AGENT_PROCESSES_LEFT || res.exitCode === GRADER_SETUP_FAILED) {
+      throw new RolloutError('infrastructure', `the grader could not start: ${res.stderr.trim().slice(-500)}`);
     }
-    this.phases.verify = Date.now() - verifyStarted - (this.phases.collect ?? 0);
-    const { json, txt } = (this.logsCollected ? rewardFilesIn(path.join(this.artifacts, 'verifier')) : undefined) ?? (await rewardFilesInside(box));
+    await rm(path.join(this.artifacts, 'verifier'), { recursive: true, force: true });
+    await this.copyOut(box, '/logs/verifier', this.artifacts, 'verifier_failure');
+    this.phases.verify = Date.now() - verifyStarted;
+    const { json, txt } = rewardFilesIn(path.join(this.artifacts, 'verifier')) ?? (await rewardFilesInside(box));
     try {
-      if (verifyRes.timedOut) throw new RolloutError('verifier_failure', `the grader ran past its timeout of ${verifierSec} s`);
-      this.reward = parseReward(txt ?? null, json ?? null);
+      if (res.timedOut || graderTimedOut(res.exitCode, res.durationMs, verifierSec)) {
+        throw new RolloutError('verifier_failure', `the grader ran past its timeout of ${verifierSec} s`);
+      }
+      this.reward = parseReward(txt, json);
     } catch (err) {
-      const suffix = verifyRes.exitCode !== 0 ? ` (test.sh exited ${verifyRes.exitCode})` : '';
+      const suffix = res.exitCode !== 0 ? ` (test.sh exited ${res.exitCode})` : '';
       throw err instanceof RolloutError ? new RolloutError(err.type, err.message + suffix) : err;
     }
   }
 
-  /** collect: the logs (unless `staged`: already out, in that folder) and transcripts; false (and an event) when that failed. */
-  private async collect(box: Sandbox, staged?: string): Promise<boolean> {
+  /** collect: the agent's logs and transcripts, within the run's limits; false (and an event) when that failed. */
+  private async collect(box: Sandbox): Promise<boolean> {
     try {
       await this.timed('collect', this.deps.config.timeouts.collect_sec, 'infrastructure', async () => {
-        if (staged) keepLogs(staged, this.artifacts);
-        else await copyLogsOut(box, this.artifacts);
+        await this.copyOut(box, '/logs/agent', this.artifacts, undefined);
         for (const p of this.deps.harness.transcriptPaths.filter((p) => !p.startsWith('/logs/')))
-          await box.copyOut(p, path.join(this.artifacts, 'agent', 'transcript'));
+          await this.copyOut(box, p, path.join(this.artifacts, 'agent', 'transcript'), undefined);
       });
       return true;
     } catch (err) {
@@ -320,9 +330,23 @@ class RolloutTrial {
     }
   }
 
+  /**
+   * A copy out of the sandbox within the run's collect limits. Past them the copy stops: an event names the
+   * limit, and the rollout fails with `failAs` when what was cut is needed (the grader's files).
+   */
+  private async copyOut(box: Sandbox, sandboxPath: string, hostDir: string, failAs: ErrorType | undefined): Promise<void> {
+    try {
+      await box.copyOut(sandboxPath, hostDir, { limits: collectLimits(this.deps.config), trustedBusybox: TRUSTED_BUSYBOX });
+    } catch (err) {
+      if (!(err instanceof CopyLimitError)) throw err;
+      await this.log('collect', err.message);
+      if (failAs) throw new RolloutError(failAs, err.message);
+    }
+  }
+
   /** collect (when verify did not), then teardown: the sandbox removed, or kept for debugging. */
   private async collectAndTeardown(box: Sandbox): Promise<void> {
-    if (!this.logsCollected) await this.collect(box);
+    await this.collect(box);
     if (this.deps.keepContainerSec) {
       await this.log('container', `kept container ${box.id.slice(0, 12)} for debugging: openforge shell ${this.slot.rolloutId}`);
       return;
@@ -390,11 +414,12 @@ function taskLinks(task: Task, hostDir: string): { symlinksWithin?: string } {
 }
 
 /**
- * Output goes to files inside the sandbox rather than the exec stream: a background process the agent
- * left behind may hold its stdout open forever, which would keep the exec from ending.
+ * The agent's command, its output to files inside the sandbox rather than the exec stream (a background
+ * process the agent left behind may hold its stdout open forever, which would keep the exec from ending),
+ * after the line that marks when the agent's processes began (./sealed-grader.ts).
  */
-function redirected(command: string[], stdout: string, stderr: string): string[] {
-  return ['sh', '-c', `mkdir -p ${path.posix.dirname(stdout)} && exec "$@" >${stdout} 2>${stderr} </dev/null`, 'sh', ...command];
+function agentCommand(command: string[]): string[] {
+  return ['sh', '-c', `${PRINT_AGENT_START}; mkdir -p /logs/agent && exec "$@" >/logs/agent/stdout.txt 2>/logs/agent/stderr.txt </dev/null`, 'sh', ...command];
 }
 
 function asRolloutError(err: unknown): RolloutError {
@@ -404,27 +429,6 @@ function asRolloutError(err: unknown): RolloutError {
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new RolloutError('cancelled', 'the run was interrupted');
-}
-
-/**
- * /logs/agent and /logs/verifier into `artifacts/agent` and `artifacts/verifier`, in one copy: each copy
- * out costs the engine ~150 ms of CPU whatever its size. What else the container left in /logs stays behind.
- */
-async function copyLogsOut(box: Sandbox, artifacts: string): Promise<void> {
-  const staging = mkdtempSync(path.join(artifacts, '.logs-'));
-  try {
-    if (await box.copyOut('/logs', staging)) keepLogs(staging, artifacts);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-}
-
-/** Moves `staging/logs/agent` and `staging/logs/verifier` to the rollout's artifacts. */
-function keepLogs(staging: string, artifacts: string): void {
-  for (const part of ['agent', 'verifier']) {
-    const from = path.join(staging, 'logs', part);
-    if (existsSync(from)) renameSync(from, path.join(artifacts, part));
-  }
 }
 
 /** A host folder's files as files to write below `sandboxDir`. */
@@ -442,9 +446,13 @@ function rewardFilesIn(verifierDir: string): { json: string | null; txt: string 
   return files.json === null && files.txt === null ? undefined : files;
 }
 
-/** The grader's reward files read inside the sandbox: when collecting failed, or found none (e.g. symlinks, which it skips). */
+/**
+ * The grader's reward files read inside the sandbox with the trusted busybox, when none came out as a plain
+ * file (the copy skips symbolic links, which a grader may leave).
+ */
 async function rewardFilesInside(box: Sandbox): Promise<{ json: string | null; txt: string | null }> {
-  const out = await box.exec(['sh', '-c', 'cat /logs/verifier/reward.json 2>/dev/null; printf "\\0"; cat /logs/verifier/reward.txt 2>/dev/null']);
+  const read = 'B=$1; $B cat /logs/verifier/reward.json 2>/dev/null; printf "\\0"; $B cat /logs/verifier/reward.txt 2>/dev/null';
+  const out = await box.exec([TRUSTED_BUSYBOX, 'sh', '-c', read, 'sh', TRUSTED_BUSYBOX], { timeoutSec: 30, timeoutBy: null });
   const [json, txt] = out.stdout.split('\0');
-  return { json: json ?? null, txt: txt ?? null };
+  return { json: json || null, txt: txt || null };
 }

@@ -149,7 +149,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       runDir,
       signal,
       taskImage: (task) => images.get(task),
-      harnessMounts: () => images.harnessMounts(harness),
+      volumeMounts: () => images.mounts(harness),
       proxyPort: endpoint?.port,
       keepContainerSec: options.keepContainersSec,
       parent: options.parent,

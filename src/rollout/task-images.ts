@@ -11,7 +11,7 @@ import { RolloutError } from '../util/errors.js';
  */
 export class TaskImages {
   private readonly builds = new Map<string, Promise<string>>();
-  private readonly layers = new Map<string, Promise<VolumeMount[]>>();
+  private readonly volumes = new Map<string, Promise<VolumeMount>>();
 
   constructor(private readonly builder: ImageBuilder) {}
 
@@ -25,15 +25,24 @@ export class TaskImages {
     return p;
   }
 
-  /** The volumes a harness needs: its npm-installed layer (built and copied into its volume once), if any. */
-  harnessMounts(harness: Harness): Promise<VolumeMount[]> {
-    const layer = harness.layer;
-    if (!layer) return Promise.resolve([]);
-    let p = this.layers.get(layer);
+  /**
+   * The volumes every rollout container of a harness mounts, each built and copied into its volume once: the
+   * verifier's trusted tools, and the harness's npm-installed layer when it has one.
+   */
+  mounts(harness: Harness): Promise<VolumeMount[]> {
+    return Promise.all([this.once('verifier-tools', () => this.builder.ensureVerifierToolsVolume()), ...(harness.layer ? [this.layer(harness.layer)] : [])]);
+  }
+
+  private layer(name: string): Promise<VolumeMount> {
+    return this.once(`harness ${name}`, () => this.builder.ensureHarnessVolume(name));
+  }
+
+  private once(key: string, make: () => Promise<VolumeMount>): Promise<VolumeMount> {
+    let p = this.volumes.get(key);
     if (!p) {
-      p = this.builder.ensureHarnessVolume(layer).then((m) => [m]);
-      this.layers.set(layer, p);
-      forgetUnlessBuildFailed(this.layers, layer, p);
+      p = make();
+      this.volumes.set(key, p);
+      forgetUnlessBuildFailed(this.volumes, key, p);
     }
     return p;
   }

@@ -31,9 +31,12 @@ if [ "$u" = 1 ]; then tar -x -f - -C / || { echo "${MARK} unpacking the files fa
 d=\${o%/*}; if [ -e "$o" ]; then tar -c -f - -C "\${d:-/}" -- "\${o##*/}" || echo "${MARK} copying $o out failed" >&2; fi
 exit $code`;
 
-/** The command run under timeout(1) inside the sandbox, so the process tree really dies with it. */
-export function killedAfter(command: string[], timeoutSec: number | undefined): string[] {
-  return timeoutSec ? ['timeout', '-k', '5', String(Math.ceil(timeoutSec)), ...command] : command;
+/**
+ * The command run under timeout(1) inside the sandbox, so the process tree really dies with it; as it is
+ * when it keeps its own time (`timeoutBy: null`).
+ */
+export function killedAfter(command: string[], timeoutSec: number | undefined, timeoutBy?: null): string[] {
+  return timeoutSec && timeoutBy !== null ? ['timeout', '-k', '5', String(Math.ceil(timeoutSec)), ...command] : command;
 }
 
 /** Whether an exec's options ask for files in or a folder out. */
@@ -47,14 +50,14 @@ export async function wrapWithFiles(command: string[], options: ExecOptions): Pr
   const unpack = !!options.filesIn?.length;
   const emptied = options.emptyFirst ?? [];
   const wrapped = ['sh', '-c', SCRIPT, 'sh', unpack ? '1' : '0', options.copyOutAfter?.sandboxPath ?? '', String(emptied.length), ...emptied, ...command];
-  return { command: wrapped, stdin: unpack ? await tarOf(options.filesIn!) : options.stdin };
+  return { command: wrapped, stdin: unpack ? await tarOfFiles(options.filesIn!) : options.stdin };
 }
 
 /**
  * Regular-file entries only: tar makes missing parent folders itself and leaves existing ones (their owner
  * and mode) alone, where a folder entry would reset them.
  */
-async function tarOf(files: FileToWrite[]): Promise<Buffer> {
+export async function tarOfFiles(files: FileToWrite[]): Promise<Buffer> {
   const pack = tar.pack();
   for (const f of files) {
     pack.entry({ name: f.path.replace(/^\/+/, ''), mode: f.mode ?? 0o644 }, typeof f.content === 'string' ? Buffer.from(f.content) : f.content);

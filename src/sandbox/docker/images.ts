@@ -8,12 +8,13 @@ import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { contentHash } from '../../util/hash.js';
 import { packageRoot } from '../../util/paths.js';
 import { harnessRoot } from '../harness-layer.js';
+import { VERIFIER_TOOLS_DIR } from '../verifier-tools.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
 import { statusOf } from './errors.js';
 import { moduleClosure } from './compiled-modules.js';
 import { readExtraCa, systemTrustStore } from './extra-ca.js';
-import { populateHarnessVolume, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
+import { populateVolumeFromImage, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
 
 export interface ImageBuildOptions {
   /**
@@ -268,10 +269,32 @@ export class ImageBuilder {
     const image = await this.ensureHarnessImage(name);
     const volume = `openforge-harness-${name}-${image.split(':')[1]}`;
     await this.once(`volume ${volume}`, async () => {
-      await populateHarnessVolume(this.docker, image, volume, harnessRoot(name));
+      await populateVolumeFromImage(this.docker, image, volume, harnessRoot(name));
       return volume;
     });
     return { volume, target: harnessRoot(name), readOnly: true, image };
+  }
+
+  /** The verifier's trusted tools (images/verifier-tools): static busybox and bash, built on the base image. */
+  verifierToolsTag(): string {
+    return `openforge/verifier-tools:${contentHash([this.baseTag(), readFileSync(path.join(packageRoot(), 'images/verifier-tools/Dockerfile'))])}`;
+  }
+
+  /** The verifier's trusted tools as a named volume (populated once per tools image), mounted read-only by rollouts. */
+  async ensureVerifierToolsVolume(): Promise<VolumeMount> {
+    const base = await this.ensureBase();
+    const image = this.verifierToolsTag();
+    await this.once(image, async () => {
+      const files = [{ name: 'Dockerfile', content: readFileSync(path.join(packageRoot(), 'images/verifier-tools/Dockerfile')) }];
+      if (!(await this.exists(image))) await this.build(image, files, { BASE_IMAGE: base }, 900);
+      return image;
+    });
+    const volume = `openforge-verifier-tools-${image.split(':')[1]}`;
+    await this.once(`volume ${volume}`, async () => {
+      await populateVolumeFromImage(this.docker, image, volume, VERIFIER_TOOLS_DIR);
+      return volume;
+    });
+    return { volume, target: VERIFIER_TOOLS_DIR, readOnly: true, image };
   }
 
   private harnessContext(name: string): { files: { name: string; content: Buffer }[]; buildargs: Record<string, string> } {

@@ -6,7 +6,7 @@ import { RolloutError, errorMessage } from '../../util/errors.js';
 import { extractTo, packAbsolute, packFiles, readTree } from '../docker/archive.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
 import { carriesFiles, copyOutSink, killedAfter, settle, wrapWithFiles } from '../exec-files.js';
-import type { ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
+import type { CopyOutOptions, ExecOptions, ExecResult, FileToWrite, Sandbox } from '../types.js';
 import { CommandNotStartedError } from '../command-not-started.js';
 import { execInPod, type PodTarget } from './exec.js';
 import type { PodWatch } from './pod-watch.js';
@@ -37,7 +37,7 @@ export class KubernetesSandbox implements Sandbox {
     const timeoutSec = options.timeoutSec;
     const inDir = options.workdir ? ['sh', '-c', 'cd -- "$1" || exit 126; shift; exec "$@"', 'sh', options.workdir] : [];
     const withEnv = options.env && Object.keys(options.env).length ? ['env', ...Object.entries(options.env).map(([k, v]) => `${k}=${v}`)] : [];
-    let full = killedAfter([...inDir, ...withEnv, ...command], timeoutSec);
+    let full = killedAfter([...inDir, ...withEnv, ...command], timeoutSec, options.timeoutBy);
     let stdin = options.stdin;
     if (carriesFiles(options)) ({ command: full, stdin } = await wrapWithFiles(full, options));
     const sink = copyOutSink(options);
@@ -70,15 +70,20 @@ export class KubernetesSandbox implements Sandbox {
     await this.untar('/', packAbsolute(files));
   }
 
-  async copyOut(sandboxPath: string, hostDir: string): Promise<boolean> {
-    const exists = await this.exec(['test', '-e', sandboxPath]);
+  /** A tar stream out of an exec: the image's tar, or the trusted busybox's when the options name one. */
+  async copyOut(sandboxPath: string, hostDir: string, options: CopyOutOptions = {}): Promise<boolean> {
+    const busybox = options.trustedBusybox;
+    const exists = await this.exec(busybox ? [busybox, 'test', '-e', sandboxPath] : ['test', '-e', sandboxPath]);
     if (exists.exitCode !== 0) return false;
     const stdout = new PassThrough();
     const stderr = new BoundedCollector();
-    const extraction = extractTo(stdout, hostDir);
+    const extraction = extractTo(stdout, hostDir, options.limits && { copied: sandboxPath, limits: options.limits });
+    const pack = busybox
+      ? [busybox, 'sh', '-c', 'p=$2; d=${p%/*}; cd -- "${d:-/}" && exec "$1" tar -c -f - -- "${p##*/}"', 'sh', busybox, sandboxPath]
+      : ['sh', '-c', 'cd -- "$(dirname -- "$1")" && exec tar -c -f - -- "$(basename -- "$1")"', 'sh', sandboxPath];
     let exitCode: number;
     try {
-      ({ exitCode } = await this.run(['sh', '-c', 'cd -- "$(dirname -- "$1")" && exec tar -c -f - -- "$(basename -- "$1")"', 'sh', sandboxPath], {
+      ({ exitCode } = await this.run(pack, {
         stdout,
         stderr,
       }));
