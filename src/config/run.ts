@@ -146,7 +146,9 @@ export const RunConfigSchema = z.strictObject({
       max_files: z.number().int().min(1).max(10_000_000).default(DEFAULT_COLLECT_FILES).describe('Files and folders.'),
     })
     .optional()
-    .describe(`The most a rollout brings out of its container (its logs and transcripts): past it the copy stops, the rollout's events name the limit, and a grader's output cut short fails the rollout. ${DEFAULT_COLLECT_MB} MiB and ${DEFAULT_COLLECT_FILES} files when absent.`),
+    .describe(
+      `The most a rollout brings out of its container (its logs and transcripts): past it the copy stops, the rollout's events name the limit, and a grader's output cut short fails the rollout. ${DEFAULT_COLLECT_MB} MiB and ${DEFAULT_COLLECT_FILES} files when absent.`,
+    ),
   pass_threshold: z.number().min(0).max(1).default(1).describe('A rollout passes (for pass@k / pass^k) when its reward is at least this.'),
 });
 

@@ -34,7 +34,9 @@ export function renderRun(loaded: LoadedRunConfig, runId = 'run-rendered'): Kube
   const network = { mode: config.network, name: runId, proxyHost: proxy.host, proxyPort: proxy.port };
   const mounts: VolumeMount[] = [
     { volume: 'verifier-tools', target: VERIFIER_TOOLS_DIR, readOnly: true, image: builder.verifierToolsTag() },
-    ...(harness.layer ? [{ volume: `harness-${harness.layer}`, target: harnessRoot(harness.layer), readOnly: true, image: builder.harnessImageTag(harness.layer) }] : []),
+    ...(harness.layer
+      ? [{ volume: `harness-${harness.layer}`, target: harnessRoot(harness.layer), readOnly: true, image: builder.harnessImageTag(harness.layer) }]
+      : []),
   ];
   const ownerReference = ownedBy(runId, RENDERED_OWNER_UID);
   const objects: KubernetesObject[] = [

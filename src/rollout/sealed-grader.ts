@@ -52,7 +52,12 @@ exec $B timeout -s TERM -k 5 "$limit" ${TRUSTED_BASH} /tests/test.sh >/logs/veri
  * the timeout in seconds, the working directory and the grader's environment (set by the script itself, so
  * no backend wraps the command in a tool of the image to set them).
  */
-export function sealedGraderCommand(grader: { agentStartTicks: number | undefined; timeoutSec: number; workdir: string; env: Record<string, string> }): string[] {
+export function sealedGraderCommand(grader: {
+  agentStartTicks: number | undefined;
+  timeoutSec: number;
+  workdir: string;
+  env: Record<string, string>;
+}): string[] {
   return [
     TRUSTED_BUSYBOX,
     'sh',

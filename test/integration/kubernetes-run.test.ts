@@ -11,6 +11,7 @@ import { tagForRegistry } from '../../src/sandbox/kubernetes/image-push.js';
 import { Store } from '../../src/store/store.js';
 import { FakeKubeApi } from '../helpers/fake-kube-api.js';
 import { makeSuite } from '../helpers/tasks.js';
+import { forgingSuite, groundTruth } from '../helpers/forging-tasks.js';
 
 const REGISTRY = 'localhost:5000';
 const TASKS = ['create-config-file', 'edit-ini-settings'].map((t) => path.resolve('envs/claw-basic', t));
@@ -36,6 +37,7 @@ function config(raw: Partial<Record<keyof RunConfig, unknown>>) {
 /** What `openforge images push --registry` does before the push: the fake kubelet "pulls" from the local engine. */
 async function publishLocally(taskDirs: string[]): Promise<void> {
   const builder = new ImageBuilder(fake.docker);
+  tagged.push(await tagForRegistry(fake.docker, (await builder.ensureVerifierToolsVolume()).image!, REGISTRY));
   for (const task of taskDirs.flatMap((d) => loadTasks(d))) tagged.push(await tagForRegistry(fake.docker, await builder.ensureTaskImage(task), REGISTRY));
 }
 
@@ -121,6 +123,15 @@ describe('openforge run with backend: kubernetes (real client → fake API serve
     expect(fake.list('configmaps', 'locked/')).toEqual([]);
     expect(existsSync(path.join(loaded.outputDir, STORE_FILE))).toBe(false);
   });
+
+  it("grades with the verifier's own tools in the pod: rollouts that forge the reward end with the grader's 0", async () => {
+    const suite = forgingSuite(['background-reward-writer', 'replaced-tar']);
+    await publishLocally([suite]);
+    const summary = await executeRun(config({ tasks: suite, harness: 'oracle', network: 'none', concurrency: 2 }));
+    expect(Object.fromEntries(summary.tasks.map((t) => [t.taskId, { rewards: t.rewards, errors: t.errors }]))).toEqual(
+      groundTruth(['background-reward-writer', 'replaced-tar']),
+    );
+  }, 600_000);
 
   it('records a task whose image was never pushed as an infrastructure error naming the pull failure', async () => {
     const suite = makeSuite([{ id: 'unpushed', dockerfile: 'FROM openforge/workspace\nRUN echo unpushed > /marker\n' }]);

@@ -81,7 +81,7 @@ export function imagesCommand(): Command {
   images
     .command('push')
     .description(
-      'tag the images rollouts run in (workspace, the verifier\'s tools, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials',
+      "tag the images rollouts run in (workspace, the verifier's tools, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials",
     )
     .requiredOption('--registry <registry>', 'host[:port][/path] the cluster pulls from, e.g. registry.example.com/team or localhost:5000')
     .option('--tasks <dir>', 'also push the images of these tasks (a suite or task folder; repeatable)', collect)
