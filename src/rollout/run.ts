@@ -125,6 +125,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     if (harness.usesModel && todo.length > 0) {
       endpoint = await startModelEndpoint({ model: config.model, tasks, store, sessions: rolloutSessions, network, adminToken: options.proxyAdminToken });
       cleanups.unshift(() => endpoint!.close());
+      await backend.openHostPort?.(network, endpoint.port);
       options.onLog?.(
         `proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`,
       );

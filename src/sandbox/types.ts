@@ -169,6 +169,11 @@ export interface SandboxBackend {
   check(): Promise<void>;
   prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork>;
   releaseNetwork(network: RunNetwork): Promise<void>;
+  /**
+   * A proxy of the run listens on this port at `network.proxyHost`: the run's sandboxes may reach it there. A
+   * backend whose proxy-only network lets sandboxes reach nothing of the host but what it opens has it.
+   */
+  openHostPort?(network: RunNetwork, port: number): Promise<void>;
   create(spec: SandboxSpec): Promise<Sandbox>;
   /** Removes every sandbox and network of one run. */
   removeRun(runId: string): Promise<ReapReport>;

@@ -143,6 +143,10 @@ export class WarmPool implements SandboxBackend {
     return this.inner.prepareNetwork(runId, mode, plan);
   }
 
+  async openHostPort(network: RunNetwork, port: number): Promise<void> {
+    await this.inner.openHostPort?.(network, port);
+  }
+
   releaseNetwork(network: RunNetwork): Promise<void> {
     return this.inner.releaseNetwork(network);
   }

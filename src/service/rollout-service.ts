@@ -302,6 +302,9 @@ export class RolloutService {
         store: this.store,
         sessions: this.sessions,
         network: this.network,
+      }).then(async (ready) => {
+        await this.backend.openHostPort?.(this.network, ready.port);
+        return ready;
       });
       this.endpoints.set(key, e);
       e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec) : undefined)).catch(() => this.endpoints.delete(key));

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveRunConfig, type RunConfig } from '../../src/config/run.js';
 import { executeRun } from '../../src/rollout/run.js';
 import { workspaceImage } from '../helpers/docker.js';
-import { CHEATS, forgingSuite, groundTruth } from '../helpers/forging-tasks.js';
+import { forgingSuite, groundTruth } from '../helpers/forging-tasks.js';
 
 function config(raw: Partial<Record<keyof RunConfig, unknown>> & { tasks: string }) {
   const output = mkdtempSync(path.join(os.tmpdir(), 'of-integrity-'));

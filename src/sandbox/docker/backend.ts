@@ -8,6 +8,7 @@ import { DockerSandbox } from './container.js';
 import { imageNotFound, isEngineUnreachable, isImageMissing, isGone, isNotRunning, statusOf } from './errors.js';
 import { waitExecReady } from '../exec-ready.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
+import { HostFilter, bridgeOf } from './host-filter.js';
 import { NetworkHolders, type NetworkHolder } from './network-holders.js';
 
 /**
@@ -31,6 +32,7 @@ export class DockerBackend implements SandboxBackend {
   private readonly owner = ownerLabel();
   private readonly reachable = new ReachabilityPoll('docker', () => this.docker.ping());
   private readonly holders: NetworkHolders;
+  private readonly hostFilter = new HostFilter();
 
   constructor(docker?: Docker) {
     this.docker = docker ?? new Docker();
@@ -61,14 +63,17 @@ export class DockerBackend implements SandboxBackend {
       const bridge = await this.docker.getNetwork('bridge').inspect();
       return { mode, name: 'bridge', proxyHost: bridge.IPAM?.Config?.[0]?.Gateway };
     }
-    // proxy-only: an internal network has no route out; the host's address on it is where the proxy listens.
+    // proxy-only: an internal network has no route out, and no traffic between its containers; the host's
+    // address on it is where the proxy listens, and the host answers there only on the proxy's ports.
     const name = `openforge-${runId}`;
+    const bridge = bridgeOf(name);
     let network: Docker.Network;
     try {
       network = await this.docker.createNetwork({
         Name: name,
         Internal: true,
         CheckDuplicate: true,
+        Options: { 'com.docker.network.bridge.name': bridge, 'com.docker.network.bridge.enable_icc': 'false' },
         Labels: { [LABEL_RUN]: runId, [LABEL_OWNER]: this.owner },
       });
     } catch (err) {
@@ -78,9 +83,14 @@ export class DockerBackend implements SandboxBackend {
     const info = await network.inspect();
     const gateway = info.IPAM?.Config?.[0]?.Gateway as string | undefined;
     if (!gateway) throw new RolloutError('infrastructure', `Docker network ${name} has no gateway address`);
+    await this.hostFilter.install(bridge);
     // A holder costs about a container's start; it pays off from its second borrower on (docs/performance.md).
     const lendNamespaces = plan === undefined || plan.sandboxes >= HOLDER_BORROWERS_WORTH_IT * plan.atOnce;
     return { mode, name, proxyHost: gateway, lendNamespaces };
+  }
+
+  async openHostPort(network: RunNetwork, port: number): Promise<void> {
+    if (network.mode === 'proxy-only' && network.name) await this.hostFilter.allow(bridgeOf(network.name), port);
   }
 
   async releaseNetwork(network: RunNetwork): Promise<void> {
@@ -91,6 +101,7 @@ export class DockerBackend implements SandboxBackend {
     } catch (err) {
       if (!isGone(err)) throw err;
     }
+    await this.hostFilter.remove(bridgeOf(network.name));
   }
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
@@ -189,6 +200,9 @@ export class DockerBackend implements SandboxBackend {
         if (!isGone(err)) throw err;
       }
     }
+    // the filters of networks now gone, and of any a dead process left without its network
+    const live = await this.docker.listNetworks({ filters: { label: [LABEL_RUN] } });
+    await this.hostFilter.removeOrphans(new Set(live.map((n) => bridgeOf(n.Name))));
     return report;
   }
 }
