@@ -12,6 +12,8 @@ export interface HarnessContext {
   maxTurns: number;
   /** Path of the instruction file inside the sandbox. */
   instructionPath: string;
+  /** A GUI task's env server token (`Authorization: Bearer …`), for the harness that drives the environment. */
+  environmentToken?: string;
 }
 
 export interface HarnessSetup {

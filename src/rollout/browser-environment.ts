@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { browserSettings, type BrowserSettings, type Task } from '../config/task.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { RolloutError } from '../util/errors.js';
@@ -22,9 +23,20 @@ export function environmentPhaseSec(task: Task): number {
 /** Where start-browser-env sends each background service's output. */
 const SERVICE_LOGS = '/logs/services';
 
-/** noVNC's page for a container, view-only and connecting at once. */
-export function liveViewUrl(address: string): string {
-  return `http://${address}:${LIVE_VIEW_PORT}/vnc.html?autoconnect=1&view_only=1`;
+/** What keeps a rollout's environment its own: the env server's token (its agent gets it too) and the VNC password. */
+export interface EnvironmentSecrets {
+  envToken: string;
+  vncPassword: string;
+}
+
+export function newEnvironmentSecrets(): EnvironmentSecrets {
+  // x11vnc reads at most 8 characters of a password
+  return { envToken: randomBytes(24).toString('base64url'), vncPassword: randomBytes(6).toString('base64url') };
+}
+
+/** noVNC's page for a container, view-only, connecting at once with the rollout's VNC password. */
+export function liveViewUrl(address: string, vncPassword: string): string {
+  return `http://${address}:${LIVE_VIEW_PORT}/vnc.html?autoconnect=1&view_only=1&password=${encodeURIComponent(vncPassword)}`;
 }
 
 /**
@@ -32,12 +44,13 @@ export function liveViewUrl(address: string): string {
  * script, then POST /reset with the task's start_url and viewport. Every failure is an
  * `environment_setup` error carrying the tail of what the script or the env server said.
  */
-export async function startBrowserEnvironment(box: Sandbox, settings: BrowserSettings): Promise<{ url: string; title: string }> {
+export async function startBrowserEnvironment(box: Sandbox, settings: BrowserSettings, secrets: EnvironmentSecrets): Promise<{ url: string; title: string }> {
   const timeoutSec = settings.setup_timeout_sec;
+  const env = { OPENFORGE_ENV_TOKEN: secrets.envToken, OPENFORGE_VNC_PASSWORD: secrets.vncPassword };
   // The script is idempotent: a second run restarts only what died (e.g. an env server whose Chromium
   // missed Playwright's launch deadline on a loaded machine).
   for (let attempt = 1; ; attempt++) {
-    const started = await box.exec([START_BROWSER_ENV], { timeoutSec });
+    const started = await box.exec([START_BROWSER_ENV], { timeoutSec, env });
     if (!started.timedOut && started.exitCode === 0) break;
     if (attempt < START_ATTEMPTS) continue;
     const why = started.timedOut ? `did not finish within ${timeoutSec} s` : `exited with code ${started.exitCode}`;
@@ -49,7 +62,7 @@ export async function startBrowserEnvironment(box: Sandbox, settings: BrowserSet
   if (settings.start_url && /^https?:/.test(settings.start_url)) await waitForUrl(box, settings.start_url, timeoutSec);
   // A cold browser under load may miss the env server's navigation deadline once: try the reset again.
   for (let attempt = 1; ; attempt++) {
-    const page = await reset(box, settings, Math.max(10, (deadline - Date.now()) / 1000));
+    const page = await reset(box, settings, Math.max(10, (deadline - Date.now()) / 1000), env);
     if (!page.last_action_error) return { url: page.url ?? '', title: page.title ?? '' };
     if (attempt >= RESET_ATTEMPTS || Date.now() > deadline) {
       const e = page.last_action_error;
@@ -67,17 +80,17 @@ interface ResetAnswer {
   last_action_error?: { code?: string; message?: string } | null;
 }
 
-async function reset(box: Sandbox, settings: BrowserSettings, timeoutSec: number): Promise<ResetAnswer> {
+async function reset(box: Sandbox, settings: BrowserSettings, timeoutSec: number, env: Record<string, string>): Promise<ResetAnswer> {
   const body = JSON.stringify({ ...(settings.start_url ? { start_url: settings.start_url } : {}), viewport: settings.viewport });
   // The observation carries a screenshot: keep it in a file and print only what the orchestrator needs.
   const script = [
     'set -u',
     'out=$(mktemp)',
-    `code=$(curl -sS -m ${Math.ceil(timeoutSec)} -o "$out" -w '%{http_code}' -X POST ${ENV_SERVER_URL}/reset -H 'content-type: application/json' --data-binary @-) || { echo "curl failed"; exit 1; }`,
+    `code=$(curl -sS -m ${Math.ceil(timeoutSec)} -o "$out" -w '%{http_code}' -X POST ${ENV_SERVER_URL}/reset -H 'content-type: application/json' -H "authorization: Bearer $OPENFORGE_ENV_TOKEN" --data-binary @-) || { echo "curl failed"; exit 1; }`,
     'if [ "$code" != 200 ]; then echo "HTTP $code"; head -c 2000 "$out"; exit 1; fi',
     `jq -c '{url, title, last_action_error}' "$out"`,
   ].join('\n');
-  const res = await box.exec(['bash', '-c', script], { stdin: body, timeoutSec });
+  const res = await box.exec(['bash', '-c', script], { stdin: body, timeoutSec, env });
   if (res.timedOut || res.exitCode !== 0) {
     throw new RolloutError(
       'environment_setup',

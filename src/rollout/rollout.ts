@@ -15,7 +15,7 @@ import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
-import { environmentPhaseSec, liveViewUrl, startBrowserEnvironment } from './browser-environment.js';
+import { environmentPhaseSec, liveViewUrl, newEnvironmentSecrets, startBrowserEnvironment, type EnvironmentSecrets } from './browser-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import { AGENT_PROCESSES_LEFT, GRADER_SETUP_FAILED, PRINT_AGENT_START, agentStartTicks, graderTimedOut, sealedGraderCommand } from './sealed-grader.js';
@@ -144,6 +144,8 @@ class RolloutTrial {
   private agentStarted = false;
   private agentError: RolloutError | undefined;
   private reward: Reward | undefined;
+  /** A browser task's env server token and VNC password, once its environment is up. */
+  private environmentSecrets: EnvironmentSecrets | undefined;
   /** When the agent's exec began, in the container's clock ticks since boot (./sealed-grader.ts). */
   private agentStartTicks: number | undefined;
 
@@ -205,10 +207,12 @@ class RolloutTrial {
   private async environment(box: Sandbox): Promise<void> {
     const browser = browserSettings(this.task);
     if (!browser) return;
-    const page = await this.timed('environment', environmentPhaseSec(this.task), 'environment_setup', () => startBrowserEnvironment(box, browser));
+    const secrets = newEnvironmentSecrets();
+    this.environmentSecrets = secrets;
+    const page = await this.timed('environment', environmentPhaseSec(this.task), 'environment_setup', () => startBrowserEnvironment(box, browser, secrets));
     const address = await box.address?.();
     if (address) {
-      const url = liveViewUrl(address);
+      const url = liveViewUrl(address, secrets.vncPassword);
       await this.log('live_view', url);
       this.deps.onLiveView?.({ taskId: this.task.id, sampleIndex: this.slot.sampleIndex, rolloutId: this.slot.rolloutId, url });
     }
@@ -240,6 +244,7 @@ class RolloutTrial {
         model: config.model.name,
         maxTurns: config.max_turns,
         instructionPath: INSTRUCTION_PATH,
+        environmentToken: this.environmentSecrets?.envToken,
       };
       const setup = harness.setup(hctx);
       // the files go in with the agent's own exec; a copy of an empty folder, which makes only the folder, on its own

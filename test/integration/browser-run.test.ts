@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,6 +31,7 @@ interface LiveViewCheck {
   url: string;
   status: number | string;
   body: string;
+  securityTypes: number[] | string;
 }
 
 /** Runs `openforge run <yaml>`; fetches each live-view URL the moment it is printed (the container lives only as long as its rollout). */
@@ -49,14 +51,38 @@ function runCli(file: string): Promise<{ code: number | null; stdout: string; st
       const url = /^live view \S+: (http:\/\/\S+)$/.exec(line)?.[1];
       if (!url) continue;
       liveViews.push(
-        fetch(url).then(
-          async (res) => ({ url, status: res.status, body: await res.text() }),
-          (err: Error) => ({ url, status: `fetch failed: ${err.message}`, body: '' }),
-        ),
+        Promise.all([
+          fetch(url).then(
+            async (res) => ({ url, status: res.status, body: await res.text() }),
+            (err: Error) => ({ url, status: `fetch failed: ${err.message}`, body: '' }),
+          ),
+          vncSecurityTypes(new URL(url).hostname),
+        ]).then(([page, securityTypes]) => ({ ...page, securityTypes })),
       );
     }
   });
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr, liveViews })));
+}
+
+/**
+ * The security types the VNC server behind a live view offers (RFB 3.8 handshake): [2] is VNC's password
+ * authentication; [1] would let anyone who reaches the port watch.
+ */
+function vncSecurityTypes(host: string): Promise<number[] | string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(5900, host);
+    let got = Buffer.alloc(0);
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer')));
+    socket.on('data', (chunk) => {
+      got = Buffer.concat([got, chunk]);
+      if (got.length === 12) socket.write('RFB 003.008\n');
+      else if (got.length > 12 && got.length >= 13 + got[12]!) {
+        resolve([...got.subarray(13, 13 + got[12]!)]);
+        socket.destroy();
+      }
+    });
+    socket.on('error', (err) => resolve(`vnc: ${err.message}`));
+  });
 }
 
 function imageUrls(request: unknown): string[] {
@@ -96,7 +122,8 @@ describe('openforge run on browser tasks', () => {
     const views = await Promise.all(res.liveViews);
     expect(views).toHaveLength(2);
     for (const v of views) {
-      expect(v.url).toMatch(/^http:\/\/\d+\.\d+\.\d+\.\d+:6080\/vnc\.html\?autoconnect=1&view_only=1$/);
+      expect(v.url).toMatch(/^http:\/\/\d+\.\d+\.\d+\.\d+:6080\/vnc\.html\?autoconnect=1&view_only=1&password=[^&]+$/);
+      expect(v.securityTypes, "the live view asks for the rollout's VNC password").toEqual([2]);
       expect(v.status, v.url).toBe(200);
       expect(v.body).toMatch(/noVNC/);
     }

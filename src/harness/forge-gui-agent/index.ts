@@ -34,7 +34,12 @@ export const forgeGuiAgent: Harness = {
     }
     return {
       files: [{ path: GUI_AGENT_PATH, content: compiledAgent(), mode: 0o755 }],
-      env: { OPENAI_BASE_URL: ctx.proxyBaseUrl, OPENAI_API_KEY: ctx.secret, OPENAI_MODEL: ctx.model },
+      env: {
+        OPENAI_BASE_URL: ctx.proxyBaseUrl,
+        OPENAI_API_KEY: ctx.secret,
+        OPENAI_MODEL: ctx.model,
+        ...(ctx.environmentToken ? { OPENFORGE_ENV_TOKEN: ctx.environmentToken } : {}),
+      },
       copies: [],
     };
   },

@@ -111,7 +111,10 @@ const OMITTED_SCREENSHOT = '[an earlier screenshot, omitted to keep the context 
 export class EnvServerError extends Error {}
 
 export class EnvServer {
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly token = process.env.OPENFORGE_ENV_TOKEN,
+  ) {}
 
   observe(): Promise<Observation> {
     return this.request('GET', '/observation');
@@ -126,7 +129,10 @@ export class EnvServer {
     try {
       res = await fetch(`${this.url.replace(/\/+$/, '')}${route}`, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { clientErrorAnswer } from '../../../util/client-error.js';
@@ -8,6 +9,11 @@ import { EvaluatorError, evaluate } from './evaluate.js';
 export interface AppOptions {
   verifierDir: string;
   evaluateTimeoutMs: number;
+  /**
+   * Asked of every request but /health, as `Authorization: Bearer <token>`: the orchestrator gives each
+   * rollout's env server a token of its own, and its agent the same. Unset: every request is answered.
+   */
+  token?: string;
 }
 
 const EvaluateRequestSchema = z.looseObject({ command: z.string().min(1).optional() });
@@ -20,6 +26,18 @@ function badRequest(error: z.ZodError): { error: string } {
 /** The env server's HTTP API (docs/browser.md): /health, /reset, /step, /observation, /evaluate, /mcp. */
 export function buildApp(env: BrowserEnv, options: AppOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => ({ error: message })) });
+  if (options.token) {
+    const expected = Buffer.from(`Bearer ${options.token}`);
+    app.addHook('onRequest', async (req, reply) => {
+      if (req.url === '/health') return;
+      const given = Buffer.from(req.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return reply
+          .code(401)
+          .send({ error: "this env server answers its rollout only: send Authorization: Bearer <the rollout's env token> (OPENFORGE_ENV_TOKEN)" });
+      }
+    });
+  }
 
   app.get('/health', async (): Promise<HealthResponse> => {
     const up = env.host.running || !!(await env.host.get().catch(() => undefined));

@@ -30,6 +30,7 @@ const browserEnv = new BrowserEnv(host, {
 const app = buildApp(browserEnv, {
   verifierDir: env.OPENFORGE_VERIFIER_DIR ?? '/logs/verifier',
   evaluateTimeoutMs: num(env.OPENFORGE_EVALUATE_TIMEOUT_MS, 120_000),
+  token: env.OPENFORGE_ENV_TOKEN || undefined,
 });
 
 await host.get(); // launch Chromium before answering /health
