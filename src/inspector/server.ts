@@ -1,6 +1,7 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { forkRollout, planFork } from '../rollout/fork.js';
 import { planReplay, replayRollout } from '../rollout/replay.js';
@@ -19,10 +20,16 @@ export interface InspectorOptions {
   port?: number;
   /** Passed to image builds when a replay or fork runs. */
   extraCaFile?: string;
+  /** What every /api request must carry (`Authorization: Bearer`); a random one per launch by default. */
+  token?: string;
 }
 
 export interface Inspector {
+  /** The page, with the launch's token in its query (the page sends it with every API request). */
   url: string;
+  /** The server's own origin, e.g. http://127.0.0.1:4321. */
+  origin: string;
+  token: string;
   app: FastifyInstance;
   jobs: JobRunner;
   close(): Promise<void>;
@@ -39,10 +46,12 @@ function error(message: string) {
  * (plain HTML, one JS module, one CSS file from src/inspector/assets) that renders it and polls while
  * rollouts run. Replay and fork run in this process, one at a time.
  */
-export function buildInspectorApp(options: InspectorOptions): { app: FastifyInstance; jobs: JobRunner } {
+export function buildInspectorApp(options: InspectorOptions): { app: FastifyInstance; jobs: JobRunner; token: string } {
   const { folder } = options;
   const jobs = new JobRunner();
+  const token = options.token ?? randomBytes(18).toString('base64url');
   const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => error(message)) });
+  app.addHook('onRequest', visitorCheck(options.host ?? '127.0.0.1', token));
   const assetsDir = path.join(packageRoot(), 'src', 'inspector', 'assets');
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
@@ -117,22 +126,64 @@ export function buildInspectorApp(options: InspectorOptions): { app: FastifyInst
     return reply.code(202).send(job);
   });
   app.get<{ Params: { id: string } }>('/api/jobs/:id', async (req, reply) => jobs.get(req.params.id) ?? reply.code(404).send(error(`no job ${req.params.id}`)));
-  return { app, jobs };
+  return { app, jobs, token };
 }
 
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
-  const { app, jobs } = buildInspectorApp(options);
+  const { app, jobs, token } = buildInspectorApp(options);
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
     app,
     jobs,
     async close() {
       await app.close();
       await jobs.idle();
     },
+  };
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * Who may ask the inspector anything: a request whose Host names the address it serves on (a page of
+ * another site reaching it through a rebound DNS name is refused), from its own page when a browser says
+ * where it comes from (Origin), with the launch's token on every API route, and JSON on the routes that
+ * start work (replay, fork). Served on every address (0.0.0.0), the token alone decides.
+ */
+function visitorCheck(host: string, token: string) {
+  const names = new Set([...LOOPBACK_NAMES, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host]);
+  const anyHost = WILDCARD_HOSTS.has(host);
+  const expected = Buffer.from(`Bearer ${token}`);
+  const hostnameOf = (value: string) => {
+    try {
+      return new URL(value.includes('://') ? value : `http://${value}`).hostname;
+    } catch {
+      return '';
+    }
+  };
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!anyHost && !names.has(hostnameOf(req.headers.host ?? ''))) {
+      return reply.code(403).send(error(`this inspector answers requests for ${[...names].join(', ')}, not Host "${req.headers.host ?? ''}"`));
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && hostnameOf(origin) !== hostnameOf(req.headers.host ?? '')) {
+      return reply.code(403).send(error(`requests from another site's pages (Origin ${origin}) are refused`));
+    }
+    if (!req.url.startsWith('/api/')) return;
+    const given = Buffer.from(req.headers.authorization ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return reply.code(401).send(error('send the token this inspector printed at launch: Authorization: Bearer <token>, or open the URL it printed'));
+    }
+    if (req.method === 'POST' && !(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return reply.code(415).send(error('send a JSON body (content-type: application/json)'));
+    }
   };
 }

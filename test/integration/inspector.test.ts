@@ -130,7 +130,9 @@ describe('the inspector on a finished run', () => {
     expect(await page.getByTestId('artifacts').innerText()).toContain('No artifacts');
     await page.goto(`${inspector.url}#/rollout/no-such-rollout`);
     await expect.poll(() => page.getByTestId('error').textContent()).toContain('no rollout no-such-rollout');
-    const res = await fetch(`${inspector.url}api/rollouts/${encodeURIComponent(rollout.id)}/file?path=../../../../etc/passwd`);
+    const res = await fetch(`${inspector.origin}/api/rollouts/${encodeURIComponent(rollout.id)}/file?path=../../../../etc/passwd`, {
+      headers: { authorization: `Bearer ${inspector.token}` },
+    });
     expect(res.status).toBe(404);
     await page.close();
   }, 60_000);

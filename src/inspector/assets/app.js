@@ -17,8 +17,11 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-async function api(path, init) {
-  const res = await fetch(path, init);
+/** The launch's token, from the URL the inspector printed (?token=…); every API request carries it. */
+const TOKEN = new URLSearchParams(location.search).get('token') ?? '';
+
+async function api(path, init = {}) {
+  const res = await fetch(path, { ...init, headers: { ...(init.headers ?? {}), authorization: `Bearer ${TOKEN}` } });
   const body = await res.json().catch(() => ({ error: { message: `HTTP ${res.status}` } }));
   if (!res.ok) throw Object.assign(new Error(body.error?.message ?? `HTTP ${res.status}`), { status: res.status });
   return body;
@@ -447,7 +450,7 @@ async function startReplay(rolloutId) {
   const out = document.getElementById('replay-result');
   out.replaceChildren(h('span', { class: 'muted' }, 'replaying…'));
   try {
-    const job = await api(`/api/rollouts/${enc(rolloutId)}/replay`, { method: 'POST' });
+    const job = await api(`/api/rollouts/${enc(rolloutId)}/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     await waitJob(job, (j) => {
       if (j.status === 'failed') return out.replaceChildren(h('span', { class: 'error', 'data-testid': 'replay-verdict' }, `replay failed: ${j.error}`));
       const r = j.result;
