@@ -100,6 +100,9 @@ export function isTaskDir(dir: string): boolean {
   return existsSync(path.join(dir, 'task.toml')) && existsSync(path.join(dir, 'instruction.md'));
 }
 
+/** What a task's name (its id) may be: it becomes a folder name, an image tag and a key in the store. */
+const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 export function loadTask(dir: string): Task {
   const abs = path.resolve(dir);
   const tomlPath = path.join(abs, 'task.toml');
@@ -122,8 +125,16 @@ export function loadTask(dir: string): Task {
   }
   const environmentDir = path.join(abs, 'environment');
   const solutionDir = path.join(abs, 'solution');
+  const id = parsed.data.task?.name ?? path.basename(abs);
+  if (!TASK_NAME.test(id) || id.length > 128) {
+    const from = parsed.data.task?.name !== undefined ? `[task] name in ${tomlPath}` : `the folder name of ${abs}`;
+    throw new UserError(
+      `task name ${JSON.stringify(id)} (${from}) is not a safe name: it names folders, images and records`,
+      'use letters, digits, ".", "_" and "-" (at most 128), starting with a letter or digit',
+    );
+  }
   return {
-    id: parsed.data.task?.name ?? path.basename(abs),
+    id,
     dir: abs,
     instruction: readFileSync(instructionPath, 'utf8'),
     config: parsed.data,

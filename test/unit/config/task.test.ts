@@ -44,4 +44,17 @@ describe('tasks in Harbor layout', () => {
     writeFileSync(path.join(empty, 'note.txt'), 'x');
     expect(() => loadTasks(path.join(empty, 'nope'))).toThrow(/does not exist/);
   });
+
+  it('refuses a task name that would reach outside its folders (../x) or is no plain name', () => {
+    const suite = makeSuite([
+      { id: 'dots', toml: '[task]\nname = "../x"\n' },
+      { id: 'slash', toml: '[task]\nname = "a/b"\n' },
+      { id: 'space', toml: '[task]\nname = "has space"\n' },
+      { id: 'fine', toml: '[task]\nname = "Fine_1.2-x"\n' },
+    ]);
+    for (const bad of ['dots', 'slash', 'space']) {
+      expect(() => loadTask(path.join(suite, bad))).toThrow(/task name ".*" \(\[task\] name in .*task\.toml\) is not a safe name[\s\S]*letters, digits/);
+    }
+    expect(loadTask(path.join(suite, 'fine')).id).toBe('Fine_1.2-x');
+  });
 });
