@@ -69,6 +69,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const docker = backend.docker ?? new Docker();
   const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
   await backend.check();
+  await refuseUnenforcedStorage(backend, tasks);
   await backend.reap();
 
   mkdirSync(loaded.outputDir, { recursive: true });
@@ -237,4 +238,17 @@ async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<vo
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** A task's storage_mb is a limit, not a hint: a backend that cannot hold it stops the run before anything starts. */
+async function refuseUnenforcedStorage(backend: SandboxBackend, tasks: readonly Task[]): Promise<void> {
+  const limited = tasks.filter((t) => t.config.environment.storage_mb !== undefined);
+  if (limited.length === 0) return;
+  const problem = backend.storageLimitProblem ? await backend.storageLimitProblem() : `the ${backend.name} backend cannot limit a sandbox's disk`;
+  if (problem) {
+    throw new UserError(
+      `${limited.length === 1 ? `task ${limited[0]!.id} sets` : `${limited.length} tasks (${limited.map((t) => t.id).join(', ')}) set`} [environment] storage_mb, which cannot be enforced here: ${problem}`,
+      'remove storage_mb from those tasks, or run them where the engine can hold it (Docker: overlay2 on xfs mounted with pquota)',
+    );
+  }
 }

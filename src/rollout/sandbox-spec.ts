@@ -30,6 +30,7 @@ export function rolloutSandboxSpec(opts: {
       cpus: task.config.environment.cpus ?? config.resources.cpus,
       memoryMb: Math.max(task.config.environment.memory_mb ?? config.resources.memory_mb, harness.minMemoryMb ?? 0),
       pids: config.resources.pids,
+      ...(task.config.environment.storage_mb ? { storageMb: task.config.environment.storage_mb } : {}),
     },
     network: opts.network,
     mounts: opts.mounts,

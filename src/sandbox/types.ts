@@ -11,6 +11,8 @@ export interface Resources {
   cpus: number;
   memoryMb: number;
   pids: number;
+  /** The container's writable layer at most this size (a task's `storage_mb`); none when absent. */
+  storageMb?: number;
 }
 
 export interface SandboxSpec {
@@ -167,6 +169,11 @@ export interface SandboxBackend {
   readonly maxSandboxes?: number;
   /** Throws a UserError saying how to fix it when the backend cannot be used. */
   check(): Promise<void>;
+  /**
+   * Why this backend cannot hold a sandbox's disk to `resources.storageMb`, or undefined when it can. Asked
+   * before a run whose tasks set storage_mb starts, so none starts with a limit that would not hold.
+   */
+  storageLimitProblem?(): Promise<string | undefined>;
   prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork>;
   releaseNetwork(network: RunNetwork): Promise<void>;
   /**

@@ -139,6 +139,10 @@ export class WarmPool implements SandboxBackend {
     return this.inner.check();
   }
 
+  async storageLimitProblem(): Promise<string | undefined> {
+    return this.inner.storageLimitProblem?.();
+  }
+
   prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork> {
     return this.inner.prepareNetwork(runId, mode, plan);
   }

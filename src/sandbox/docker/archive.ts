@@ -102,7 +102,8 @@ export async function extractTo(stream: NodeJS.ReadableStream, hostDir: string, 
       bytes += header.size ?? 0;
       const reached = entries > limits.limits.maxEntries ? 'entries' : bytes > limits.limits.maxBytes ? 'bytes' : undefined;
       if (reached) {
-        body.resume();
+        // the entry's stream ends with the archive's; its error is the archive's, reported once by the pipeline
+        body.on('error', () => undefined);
         extract.destroy(new CopyLimitError(limits.copied, limits.limits, reached));
         return;
       }

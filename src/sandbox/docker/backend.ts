@@ -50,6 +50,23 @@ export class DockerBackend implements SandboxBackend {
     }
   }
 
+  /** overlay2 holds a size only on xfs mounted with pquota (devicemapper, btrfs, zfs each their own way): the engine says, when asked. */
+  async storageLimitProblem(): Promise<string | undefined> {
+    const info = (await this.docker.info()) as { Driver?: string; DriverStatus?: [string, string][] };
+    const backing = info.DriverStatus?.find(([key]) => key === 'Backing Filesystem')?.[1];
+    // a container created (never started) from any local image: the engine checks the option there
+    const [image] = await this.docker.listImages();
+    if (!image) return undefined;
+    try {
+      const probe = await this.docker.createContainer({ Image: image.Id, Cmd: ['true'], Labels: { [LABEL_OWNER]: this.owner }, HostConfig: { StorageOpt: { size: '64M' } } });
+      await probe.remove({ force: true });
+      return undefined;
+    } catch (err) {
+      const message = errorMessage(err);
+      return `the Docker engine's storage driver (${info.Driver ?? 'unknown'}${backing ? ` on ${backing}` : ''}) cannot limit a container's disk: ${message.replace(/^\(HTTP code \d+\)[^-]*- /, '').trim()}`;
+    }
+  }
+
   async waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
     const waited = await this.reachable.wait(timeoutMs, signal);
     // an engine restart stopped every container, the network holders with them
@@ -146,6 +163,7 @@ export class DockerBackend implements SandboxBackend {
           NetworkMode: holder ? `container:${holder.id}` : spec.network.mode === 'none' ? 'none' : spec.network.name,
           ...(!holder && spec.network.mode === 'proxy-only' ? { DnsOptions: PROXY_ONLY_DNS_OPTIONS } : {}),
           ShmSize: 64 * 1024 * 1024,
+          ...(spec.resources.storageMb ? { StorageOpt: { size: `${spec.resources.storageMb}M` } } : {}),
           Mounts: spec.mounts?.map((m) => ({ Type: 'volume' as const, Source: m.volume, Target: m.target, ReadOnly: m.readOnly })),
         },
       });
