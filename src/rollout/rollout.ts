@@ -175,13 +175,13 @@ class RolloutTrial {
     } catch (err) {
       if (this.secret) deps.sessions.close(this.secret);
       const failure = deps.signal.aborted ? new RolloutError('cancelled', 'the run was interrupted') : asRolloutError(err);
-      await this.finish(failure);
-      return { reward: null, errorType: failure.type, errorMessage: failure.message, beforeAgent: !this.agentStarted };
+      const { error } = await this.finish(failure);
+      return { reward: null, errorType: error!.type, errorMessage: error!.message, beforeAgent: !this.agentStarted };
     } finally {
       if (this.sandbox) await this.collectAndTeardown(this.sandbox);
     }
-    await this.finish(this.agentError);
-    return { reward: this.reward!.value, errorType: this.agentError?.type ?? null, errorMessage: this.agentError?.message ?? null, beforeAgent: false };
+    const { reward, error } = await this.finish(this.agentError);
+    return { reward: reward?.value ?? null, errorType: error?.type ?? null, errorMessage: error?.message ?? null, beforeAgent: false };
   }
 
   /** image: the task's image and the harness's volumes, built when missing. */
@@ -361,9 +361,23 @@ class RolloutTrial {
     );
   }
 
-  /** The rollout's result.json (and exception.txt), and its row in the store, once every call it made is stored. */
-  private async finish(error: RolloutError | undefined): Promise<void> {
-    const { deps, slot, task, reward } = this;
+  /**
+   * The rollout's result.json (and exception.txt), and its row in the store, once every call it made is
+   * stored. A rollout a call of which could not be stored is an infrastructure failure with no reward: its
+   * record is not whole, so it must not become training data.
+   */
+  private async finish(agentOrPhaseError: RolloutError | undefined): Promise<{ reward: Reward | undefined; error: RolloutError | undefined }> {
+    const { deps, slot, task } = this;
+    // whoever sees the rollout ended (the rollout service's samples, a resumed run) sees all its calls
+    await deps.store.flush();
+    const lost = deps.store.lostRecords(slot.rolloutId);
+    const error = lost.length
+      ? new RolloutError(
+          'infrastructure',
+          `${lost.length} model call${lost.length > 1 ? 's' : ''} of this rollout could not be recorded (call ${lost.map((l) => l.seq).join(', ')}: ${lost[0]!.error})`,
+        )
+      : agentOrPhaseError;
+    const reward = lost.length ? undefined : this.reward;
     const record = {
       task_id: task.id,
       sample_index: slot.sampleIndex,
@@ -378,8 +392,6 @@ class RolloutTrial {
     };
     writeFileSync(path.join(this.artifacts, 'result.json'), JSON.stringify(record, null, 2));
     if (error) writeFileSync(path.join(this.artifacts, 'exception.txt'), `${error.type}: ${error.message}\n`);
-    // whoever sees the rollout ended (the rollout service's samples, a resumed run) sees all its calls
-    await deps.store.flush();
     await deps.store.updateRollout(slot.rolloutId, {
       status: reward ? 'finished' : 'error',
       reward: reward?.value ?? null,
@@ -389,6 +401,7 @@ class RolloutTrial {
       finishedAt: Date.now(),
       phases: this.phases,
     });
+    return { reward, error };
   }
 
   /** Runs a phase under its deadline, recording how long it took. */

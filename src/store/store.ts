@@ -123,6 +123,8 @@ export const STORE_FILE = 'openforge.db';
 
 /** The run store: one SQLite file (WAL) per run folder holding runs, rollouts, model calls and events. */
 export class Store {
+  private readonly lostCalls = new Map<string, { seq: number; error: string }[]>();
+
   private constructor(
     private readonly db: SqliteDb,
     readonly file: string,
@@ -253,7 +255,20 @@ export class Store {
    * row fails alone. Resolves once the row is stored; `flush` and `close` wait for every queued row.
    */
   recordCall(c: RecordedCall): Promise<void> {
-    return this.calls.add(c);
+    return this.calls.add(c).catch((err: unknown) => {
+      const lost = this.lostCalls.get(c.rolloutId) ?? [];
+      lost.push({ seq: c.seq, error: err instanceof Error ? err.message : String(err) });
+      this.lostCalls.set(c.rolloutId, lost);
+      throw err;
+    });
+  }
+
+  /**
+   * The calls of a rollout this store failed to write since it was opened (after `flush`, every failure so
+   * far): such a rollout's record is not whole, so it cannot be graded into training data.
+   */
+  lostRecords(rolloutId: string): readonly { seq: number; error: string }[] {
+    return this.lostCalls.get(rolloutId) ?? [];
   }
 
   /** The proxy's CallSink face. */
