@@ -56,6 +56,7 @@ export default tseslint.config(
         document: 'readonly',
         window: 'readonly',
         location: 'readonly',
+        URLSearchParams: 'readonly',
         history: 'readonly',
         navigator: 'readonly',
         EventSource: 'readonly',

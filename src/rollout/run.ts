@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedRunConfig } from '../config/run.js';
+import { taskContentHash } from '../config/task-hash.js';
 import { loadTasks, type Task } from '../config/task.js';
 import { harnessFor } from '../harness/registry.js';
 import Docker from 'dockerode';
@@ -81,7 +82,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   let stoppedBy: BackendUnreachableError | undefined;
   try {
-    const configHash = contentHash([JSON.stringify(config), ...tasks.map((t) => t.id)]);
+    // the same config over the same tasks, to the byte: a task edited since is a new run
+    const configHash = contentHash([JSON.stringify(config), ...tasks.map((t) => `${t.id}\0${taskContentHash(t)}`)]);
     const latest = await store.latestRun();
     const resumable = latest && latest.status !== 'finished' && (latest.config as { hash?: string }).hash === configHash && !options.fresh;
     const runId = resumable

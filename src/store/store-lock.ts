@@ -38,7 +38,11 @@ export function acquireStoreLock(storeFile: string): () => void {
         'wait for it to finish, or give this one another output folder (run.yaml) or --db file',
       );
     }
-    if (attempt >= 3) throw new UserError(`${storeFile}: its lock ${file} keeps changing hands`, 'another openforge process is starting on the same store: start one at a time');
+    if (attempt >= 3)
+      throw new UserError(
+        `${storeFile}: its lock ${file} keeps changing hands`,
+        'another openforge process is starting on the same store: start one at a time',
+      );
     clearStaleLock(file, holder);
   }
 }

@@ -1,9 +1,10 @@
-import { renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /**
  * Output written under a temporary name in the target's folder and renamed over the target once
- * complete, so a file with the final name is always a whole export.
+ * complete, so a file with the final name is always a whole export — also after a power cut: the file's
+ * bytes reach the disk before the rename, and the rename before `commit` returns.
  */
 export class AtomicFile {
   readonly tempPath: string;
@@ -13,10 +14,22 @@ export class AtomicFile {
   }
 
   commit(): void {
+    syncPath(this.tempPath);
     renameSync(this.tempPath, this.finalPath);
+    syncPath(path.dirname(this.finalPath));
   }
 
   discard(): void {
     rmSync(this.tempPath, { force: true });
+  }
+}
+
+/** fsync of a file or a folder (a folder's entries: a rename in it). */
+function syncPath(target: string): void {
+  const fd = openSync(target, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -48,7 +48,8 @@ describe('what a rollout may take of the host', () => {
     const problem = await backend.storageLimitProblem();
     const toml = '[task]\nname = "bounded-disk"\n[environment]\nstorage_mb = 64\n[agent]\ntimeout_sec = 60\n';
     const solve = '#!/bin/bash\n# step: fill the disk\nhead -c 200M /dev/zero > /workspace/big.bin || true\necho done > /workspace/done.txt\n';
-    const test = '#!/bin/bash\nsize=$(stat -c %s /workspace/big.bin 2>/dev/null || echo 0)\n[ "$size" -lt 100000000 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
+    const test =
+      '#!/bin/bash\nsize=$(stat -c %s /workspace/big.bin 2>/dev/null || echo 0)\n[ "$size" -lt 100000000 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
     const loaded = config({ tasks: makeSuite([{ id: 'bounded-disk', toml, solve, test }]) });
     if (problem) {
       const refused = await executeRun(loaded).then(
@@ -56,7 +57,9 @@ describe('what a rollout may take of the host', () => {
         (err: unknown) => err,
       );
       expect(refused).toBeInstanceOf(UserError);
-      expect((refused as Error).message).toMatch(/task bounded-disk sets \[environment\] storage_mb, which cannot be enforced here: the Docker engine's storage driver/);
+      expect((refused as Error).message).toMatch(
+        /task bounded-disk sets \[environment\] storage_mb, which cannot be enforced here: the Docker engine's storage driver/,
+      );
       expect(readdirSync(loaded.outputDir)).toEqual([]); // nothing started
     } else {
       const summary = await executeRun(loaded);

@@ -58,7 +58,12 @@ export class DockerBackend implements SandboxBackend {
     const [image] = await this.docker.listImages();
     if (!image) return undefined;
     try {
-      const probe = await this.docker.createContainer({ Image: image.Id, Cmd: ['true'], Labels: { [LABEL_OWNER]: this.owner }, HostConfig: { StorageOpt: { size: '64M' } } });
+      const probe = await this.docker.createContainer({
+        Image: image.Id,
+        Cmd: ['true'],
+        Labels: { [LABEL_OWNER]: this.owner },
+        HostConfig: { StorageOpt: { size: '64M' } },
+      });
       await probe.remove({ force: true });
       return undefined;
     } catch (err) {

@@ -115,7 +115,9 @@ describe('what openforge proxy records is a run that openforge export reads', ()
     // the inspector reads the same file: the run, and a rollout with its calls
     const inspector = await startInspector({ folder: await openRunFolder(dbFile) });
     try {
-      const rolloutView = (await (await fetch(`${inspector.origin}/api/rollouts/graded-1`, { headers: { authorization: `Bearer ${inspector.token}` } })).json()) as { calls: unknown[]; rollout: { reward: number } };
+      const rolloutView = (await (
+        await fetch(`${inspector.origin}/api/rollouts/graded-1`, { headers: { authorization: `Bearer ${inspector.token}` } })
+      ).json()) as { calls: unknown[]; rollout: { reward: number } };
       expect(rolloutView.rollout).toMatchObject({ reward: 1, taskId: 'hello' });
       expect(rolloutView.calls).toHaveLength(2);
     } finally {
