@@ -4,17 +4,21 @@
 # images, and the real harness layers). Idempotent: on a machine that has all of it, it only checks.
 #   --no-harnesses      skip the real harness layers (about 3 GB, built from npm on first use otherwise)
 #   --harnesses=a,b     build only these harness layers (qwen-code, openclaw, claude-code, codex, opencode)
+#   --no-runsc          do not install gVisor (Debian's runsc) nor register it with dockerd as the runtime "runsc"
+#                       (rollouts run under it with `sandbox: { runtime: runsc }` in run.yaml)
 # Builds that fetch over https trust the system's trust store (OPENFORGE_EXTRA_CA names another bundle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 harnesses="all"
+runsc=1
 for arg in "$@"; do
   case "$arg" in
+    --no-runsc) runsc=0 ;;
     --no-harnesses) harnesses="" ;;
     --harnesses) harnesses="all" ;;
     --harnesses=*) harnesses="${arg#--harnesses=}" ;;
-    *) printf 'setup: unknown option %s (known: --no-harnesses, --harnesses=a,b)\n' "$arg" >&2; exit 2 ;;
+    *) printf 'setup: unknown option %s (known: --no-harnesses, --harnesses=a,b, --no-runsc)\n' "$arg" >&2; exit 2 ;;
   esac
 done
 
@@ -51,6 +55,23 @@ if ! docker info >/dev/null 2>&1; then
     for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
     docker info >/dev/null 2>&1 || { log "dockerd did not come up; see /var/log/openforge-dockerd.log"; exit 1; }
   fi
+fi
+
+# 3a. gVisor as the runtime "runsc": the container's processes then talk to a user-space kernel, not the host's.
+#     It uses the network namespace Docker made for the container (--network=host inside it): its own network
+#     stack cannot start in every VM, and the namespace is what proxy-only isolates.
+if [ "$runsc" = 1 ] && ! docker info --format '{{json .Runtimes}}' | grep -q '"runsc"'; then
+  command -v runsc >/dev/null 2>&1 || { log "installing gVisor (runsc)"; apt_install runsc; }
+  log "registering runsc with dockerd"
+  as_root node -e '
+    const fs = require("fs"); const file = "/etc/docker/daemon.json";
+    const conf = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8") || "{}") : {};
+    conf.runtimes = { ...conf.runtimes, runsc: { path: process.argv[1], runtimeArgs: ["--network=host"] } };
+    fs.mkdirSync("/etc/docker", { recursive: true }); fs.writeFileSync(file, JSON.stringify(conf, null, 2) + "\n");' "$(command -v runsc)"
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet docker 2>/dev/null; then as_root systemctl reload docker
+  else as_root kill -HUP "$(pgrep -x dockerd)"; fi
+  for _ in $(seq 1 30); do docker info --format '{{json .Runtimes}}' | grep -q '"runsc"' && break; sleep 1; done
+  docker info --format '{{json .Runtimes}}' | grep -q '"runsc"' || log "runsc did not register with dockerd (see /etc/docker/daemon.json); runs that ask for it will say so"
 fi
 
 # 3. debootstrap builds the base image (no registry is needed: nothing is pulled).

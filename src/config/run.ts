@@ -53,7 +53,7 @@ export const DEFAULT_COLLECT_MB = 512;
 export const DEFAULT_COLLECT_FILES = 20_000;
 
 // Keys added after the first release are optional rather than defaulted (replicas, warm_pool,
-// backend_wait_sec, collect_limits): a config that does not set them keeps its hash, so its unfinished runs still resume.
+// backend_wait_sec, collect_limits, sandbox): a config that does not set them keeps its hash, so its unfinished runs still resume.
 export const RunConfigSchema = z.strictObject({
   tasks: z
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
@@ -140,6 +140,18 @@ export const RunConfigSchema = z.strictObject({
     })
     .default({ infrastructure: 2 })
     .describe('What is retried, and how long a retry waits.'),
+  sandbox: z
+    .strictObject({
+      runtime: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an OCI runtime name, e.g. runsc')
+        .optional()
+        .describe(
+          "The OCI runtime each rollout container runs under (Docker's `--runtime`; a pod's runtimeClassName): `runsc` (gVisor) puts a user-space kernel between the agent and the host's. The engine's default (runc) when absent.",
+        ),
+    })
+    .optional()
+    .describe("How each rollout container is isolated, beyond what every one gets (no capabilities but its own files', limits, no Docker socket)."),
   collect_limits: z
     .strictObject({
       max_mb: z.number().int().min(1).max(1_048_576).default(DEFAULT_COLLECT_MB).describe('MiB of file content.'),

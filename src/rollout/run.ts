@@ -71,6 +71,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
   await backend.check();
   await refuseUnenforcedStorage(backend, tasks);
+  if (config.sandbox?.runtime) await backend.checkRuntime?.(config.sandbox.runtime);
   await backend.reap();
 
   mkdirSync(loaded.outputDir, { recursive: true });

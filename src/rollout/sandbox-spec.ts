@@ -34,6 +34,7 @@ export function rolloutSandboxSpec(opts: {
     },
     network: opts.network,
     mounts: opts.mounts,
+    ...(config.sandbox?.runtime ? { runtime: config.sandbox.runtime } : {}),
     lifetimeSec:
       config.timeouts.start_sec +
       environmentPhaseSec(task) +

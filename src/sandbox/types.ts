@@ -29,6 +29,8 @@ export interface SandboxSpec {
   labels?: Record<string, string>;
   /** Named volumes mounted into the sandbox, e.g. a harness install shared read-only by every rollout. */
   mounts?: VolumeMount[];
+  /** The OCI runtime the sandbox runs under (e.g. runsc); the backend's default when absent. */
+  runtime?: string;
 }
 
 export interface VolumeMount {
@@ -174,6 +176,8 @@ export interface SandboxBackend {
    * before a run whose tasks set storage_mb starts, so none starts with a limit that would not hold.
    */
   storageLimitProblem?(): Promise<string | undefined>;
+  /** Throws a UserError saying how to fix it when sandboxes cannot run under this OCI runtime. */
+  checkRuntime?(runtime: string): Promise<void>;
   prepareNetwork(runId: string, mode: NetworkMode, plan?: NetworkPlan): Promise<RunNetwork>;
   releaseNetwork(network: RunNetwork): Promise<void>;
   /**

@@ -139,6 +139,10 @@ export class WarmPool implements SandboxBackend {
     return this.inner.check();
   }
 
+  async checkRuntime(runtime: string): Promise<void> {
+    await this.inner.checkRuntime?.(runtime);
+  }
+
   async storageLimitProblem(): Promise<string | undefined> {
     return this.inner.storageLimitProblem?.();
   }

@@ -91,6 +91,7 @@ export class RolloutService {
   static async start(opts: RolloutServiceOptions): Promise<RolloutService> {
     const backend = opts.backend ?? (await createBackend(opts.base));
     await backend.check();
+    if (opts.base.sandbox?.runtime) await backend.checkRuntime?.(opts.base.sandbox.runtime);
     await backend.reap();
     mkdirSync(opts.outputDir, { recursive: true });
     const store = await Store.open(path.join(opts.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });

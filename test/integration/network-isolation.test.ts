@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import type { RunNetwork, Sandbox, SandboxSpec } from '../../src/sandbox/types.js';
-import { workspaceImage } from '../helpers/docker.js';
+import { isolationRuntimes, workspaceImage } from '../helpers/docker.js';
 
 /**
  * proxy-only means the proxy only: on a run's network a rollout reaches the host on its proxy's port and
@@ -53,13 +53,15 @@ afterAll(async () => {
   await backend.releaseNetwork(network);
 });
 
-describe('a proxy-only rollout', () => {
+const RUNTIMES = await isolationRuntimes();
+
+describe.each(RUNTIMES.map((runtime) => [runtime ?? 'the default runtime', runtime] as const))('a proxy-only rollout, under %s', (_name, runtime) => {
   it('reaches the proxy on the host, and no other service of the host, nor another rollout of its run', async () => {
     const gateway = network.proxyHost!;
     const proxyPort = await hostServer();
     const otherPort = await hostServer();
     await backend.openHostPort(network, proxyPort);
-    const [first, second] = await Promise.all([backend.create(spec()), backend.create(spec())]);
+    const [first, second] = await Promise.all([backend.create(spec({ runtime })), backend.create(spec({ runtime }))]);
     // the first rollout serves on a port of its own, as a browser task's env server does on 7000
     await first!.exec(['sh', '-c', 'setsid nohup python3 -m http.server 7000 --bind 0.0.0.0 >/dev/null 2>&1 &']);
     const serving = await first!.exec(['sh', '-c', 'for i in $(seq 1 100); do curl -s -o /dev/null http://127.0.0.1:7000/ && exit 0; sleep 0.1; done; exit 1']);

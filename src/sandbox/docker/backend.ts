@@ -72,6 +72,19 @@ export class DockerBackend implements SandboxBackend {
     }
   }
 
+  async checkRuntime(runtime: string): Promise<void> {
+    const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
+    const known = Object.keys(info.Runtimes ?? {});
+    if (!known.includes(runtime)) {
+      throw new UserError(
+        `sandbox.runtime: "${runtime}" is not registered with the Docker engine (it has ${known.join(', ') || 'none'})`,
+        runtime === 'runsc'
+          ? 'run `npm run setup`, which installs gVisor (Debian\'s runsc) and registers it, or add it to "runtimes" in /etc/docker/daemon.json and reload dockerd'
+          : `add it to "runtimes" in /etc/docker/daemon.json and reload dockerd (kill -HUP), or leave sandbox.runtime out`,
+      );
+    }
+  }
+
   async waitUntilReachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
     const waited = await this.reachable.wait(timeoutMs, signal);
     // an engine restart stopped every container, the network holders with them
@@ -168,6 +181,7 @@ export class DockerBackend implements SandboxBackend {
           NetworkMode: holder ? `container:${holder.id}` : spec.network.mode === 'none' ? 'none' : spec.network.name,
           ...(!holder && spec.network.mode === 'proxy-only' ? { DnsOptions: PROXY_ONLY_DNS_OPTIONS } : {}),
           ShmSize: 64 * 1024 * 1024,
+          ...(spec.runtime ? { Runtime: spec.runtime } : {}),
           ...(spec.resources.storageMb ? { StorageOpt: { size: `${spec.resources.storageMb}M` } } : {}),
           Mounts: spec.mounts?.map((m) => ({ Type: 'volume' as const, Source: m.volume, Target: m.target, ReadOnly: m.readOnly })),
         },

@@ -72,7 +72,7 @@ export function rolloutPod(opts: { spec: SandboxSpec; settings: KubernetesSectio
       // The pause container becomes PID 1 and reaps zombies, as `docker run --init` does.
       shareProcessNamespace: true,
       terminationGracePeriodSeconds: 5,
-      runtimeClassName: settings.runtime_class,
+      runtimeClassName: spec.runtime ?? settings.runtime_class,
       nodeSelector: Object.keys(settings.node_selector).length ? settings.node_selector : undefined,
       tolerations: settings.tolerations.length ? settings.tolerations : undefined,
       imagePullSecrets: settings.images.pull_secrets.length ? settings.images.pull_secrets.map((name) => ({ name })) : undefined,
