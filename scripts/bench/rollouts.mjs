@@ -4,6 +4,7 @@
 //     [--warm-pools 0,c]   (each level with each warm_pool size; `c` = the level's concurrency)
 //     [--harnesses forge-agent,qwen-code,openclaw,claude-code,codex] [--harness-tasks a,b] [--harness-concurrency 2]
 //     [--alt-dist DIR] [--repeat N]   (another build, e.g. a worktree of an earlier commit, alternating with this one)
+//     [--runtimes default,runsc]   (each level under each OCI runtime: run.yaml's sandbox.runtime; `default`: the engine's)
 // --harnesses adds per-harness figures (start → first model call, calls per rollout, rollouts/min) from one
 // run per harness over the same tasks; --starts 0 --levels '' measures only those.
 // Needs `npm run build` and the images (`npm run setup`). Prints a table and a JSON line.
@@ -31,6 +32,7 @@ const { values } = benchArgs(import.meta.url, {
     'harness-tasks': { type: 'string', default: '' },
     'harness-concurrency': { type: 'string', default: '2' },
     'alt-dist': { type: 'string' },
+    runtimes: { type: 'string', default: 'default' },
     repeat: { type: 'string', default: '1' },
   },
 });
@@ -108,10 +110,12 @@ for (let i = 0; i < starts; i++) {
 const levels = values.levels.split(',').filter(Boolean).map(Number);
 const throughput = [];
 const warmPools = values['warm-pools'].split(',').filter(Boolean);
+const runtimes = values.runtimes.split(',').filter(Boolean);
+const variants = builds.flatMap((build) => runtimes.map((runtime) => ({ build, runtime })));
 for (const c of levels) {
   for (const w of warmPools) {
     for (let round = 0; round < Number(values.repeat); round++) {
-      for (const build of round % 2 ? [...builds].reverse() : builds) {
+      for (const { build, runtime } of round % 2 ? [...variants].reverse() : variants) {
         const warm = w === 'c' ? c : Number(w);
         const output = mkdtempSync(path.join(os.tmpdir(), 'of-bench-'));
         const loaded = build.resolveRunConfig(
@@ -123,6 +127,7 @@ for (const c of levels) {
             concurrency: c,
             warm_pool: warm,
             output,
+            ...(runtime === 'default' ? {} : { sandbox: { runtime } }),
           },
           path.join(output, 'run.yaml'),
         );
@@ -132,6 +137,7 @@ for (const c of levels) {
         const failed = s.rollouts - s.tasks.reduce((n, t) => n + t.passes, 0);
         throughput.push({
           build: build.name,
+          runtime,
           concurrency: c,
           warmPool: warm,
           rollouts: s.rollouts,
@@ -179,11 +185,11 @@ if (starts > 0) {
 }
 if (levels.length > 0)
   console.log(
-    `harness ${values.harness}, sim:oracle, ${values.suite}:\nbuild  concurrency  warm pool  rollouts  wall s  rollouts/min  machine CPU s/rollout  not passed`,
+    `harness ${values.harness}, sim:oracle, ${values.suite}:\nbuild  runtime  concurrency  warm pool  rollouts  wall s  rollouts/min  machine CPU s/rollout  not passed`,
   );
 for (const t of throughput)
   console.log(
-    `${t.build.padEnd(5)}  ${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${t.cpuPerRollout.toFixed(2).padStart(21)}  ${String(t.failed).padStart(10)}`,
+    `${t.build.padEnd(5)}  ${t.runtime.padEnd(7)}  ${String(t.concurrency).padStart(11)}  ${String(t.warmPool).padStart(9)}  ${String(t.rollouts).padStart(8)}  ${t.wallSec.toFixed(1).padStart(6)}  ${t.perMinute.toFixed(1).padStart(12)}  ${t.cpuPerRollout.toFixed(2).padStart(21)}  ${String(t.failed).padStart(10)}`,
   );
 if (harnessRows.length > 0) printHarnessTable(harnessRows, values['harness-tasks'] || values.suite);
 console.log(JSON.stringify(result));
