@@ -195,6 +195,7 @@ describe('network modes', () => {
     const server = http.createServer((_req, res) => res.end('proxy here'));
     await new Promise<void>((r) => server.listen(0, network.proxyHost, r));
     const port = (server.address() as { port: number }).port;
+    await backend.openHostPort(network, port); // the run opens its proxy's port
     try {
       const box = await backend.create(spec(network));
       const ok = await box.exec(['curl', '-s', '-m', '5', `http://${network.proxyHost}:${port}/`]);
