@@ -29,7 +29,7 @@ export function rolloutPod(opts: { spec: SandboxSpec; settings: KubernetesSectio
   const initContainers: V1Container[] = [];
   spec.mounts?.forEach((m, i) => {
     if (!m.image) throw new RolloutError('infrastructure', `volume ${m.volume} names no image, so a cluster cannot provide it`);
-    const name = `harness-${i}`;
+    const name = `layer-${i}`;
     const image = registryRef(settings.images.registry, m.image);
     if (settings.harness_install === 'image-volume') {
       // The volume is the harness image's whole filesystem; its install sits at the same path inside it.

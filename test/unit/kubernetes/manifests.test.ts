@@ -87,22 +87,25 @@ ${CLUSTER_BASE}  runtime_class: gvisor
     });
   });
 
-  it('gives a harness layer to the pod by an init container copy, or as an image volume', () => {
+  it('gives the verifier\'s tools and a harness layer to the pod by an init container copy, or as an image volume', () => {
     const podOf = (extra: string) => renderRun(loadRunConfig(runYaml(`harness: qwen-code\n${CLUSTER}${extra}`))).find((o): o is V1Pod => o.kind === 'Pod')!;
     const copied = podOf('');
     validateManifest(copied);
-    const init = copied.spec!.initContainers![0]!;
-    expect(init.image).toMatch(/^registry\.example\.com\/team\/openforge\/harness-qwen-code:[0-9a-f]{16}$/);
-    expect(init.command).toEqual(['cp', '-a', '/opt/harness/qwen-code/.', '/openforge-harness-copy/']);
-    expect(copied.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'harness-0', mountPath: '/opt/harness/qwen-code', readOnly: true });
-    expect(copied.spec!.volumes).toContainEqual({ name: 'harness-0', emptyDir: {} });
+    const [tools, init] = copied.spec!.initContainers!;
+    expect(tools!.image).toMatch(/^registry\.example\.com\/team\/openforge\/verifier-tools:[0-9a-f]{16}$/);
+    expect(tools!.command).toEqual(['cp', '-a', '/.openforge-tools/.', '/openforge-harness-copy/']);
+    expect(copied.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'layer-0', mountPath: '/.openforge-tools', readOnly: true });
+    expect(init!.image).toMatch(/^registry\.example\.com\/team\/openforge\/harness-qwen-code:[0-9a-f]{16}$/);
+    expect(init!.command).toEqual(['cp', '-a', '/opt/harness/qwen-code/.', '/openforge-harness-copy/']);
+    expect(copied.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'layer-1', mountPath: '/opt/harness/qwen-code', readOnly: true });
+    expect(copied.spec!.volumes).toContainEqual({ name: 'layer-1', emptyDir: {} });
 
     const mounted = podOf('  harness_install: image-volume\n');
     validateManifest(mounted);
     expect(mounted.spec!.initContainers).toBeUndefined();
-    expect(mounted.spec!.volumes).toContainEqual({ name: 'harness-0', image: { reference: init.image, pullPolicy: 'IfNotPresent' } });
+    expect(mounted.spec!.volumes).toContainEqual({ name: 'layer-1', image: { reference: init!.image, pullPolicy: 'IfNotPresent' } });
     expect(mounted.spec!.containers[0]!.volumeMounts).toContainEqual({
-      name: 'harness-0',
+      name: 'layer-1',
       mountPath: '/opt/harness/qwen-code',
       readOnly: true,
       subPath: 'opt/harness/qwen-code',
