@@ -87,7 +87,7 @@ ${CLUSTER_BASE}  runtime_class: gvisor
     });
   });
 
-  it('gives the verifier\'s tools and a harness layer to the pod by an init container copy, or as an image volume', () => {
+  it("gives the verifier's tools and a harness layer to the pod by an init container copy, or as an image volume", () => {
     const podOf = (extra: string) => renderRun(loadRunConfig(runYaml(`harness: qwen-code\n${CLUSTER}${extra}`))).find((o): o is V1Pod => o.kind === 'Pod')!;
     const copied = podOf('');
     validateManifest(copied);
