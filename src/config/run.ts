@@ -76,7 +76,9 @@ export const RunConfigSchema = z.strictObject({
         .string()
         .min(1)
         .default('sim:oracle')
-        .describe('`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1).'),
+        .describe(
+          "`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>`, each optionally `@<family>` to speak a real model family's wire (`sim:oracle@qwen3`) | an OpenAI-compatible base URL (…/v1).",
+        ),
       replicas: REPLICAS_SCHEMA.describe(
         'More servers of the same model (base URLs …/v1) beside `upstream`: each rollout sticks to one (its prefix cache), and one that keeps failing is left out for a while.',
       ),
