@@ -63,7 +63,8 @@ export interface WireFormat {
 }
 
 /** The parse context of an OpenAI request, as vLLM derives it. */
-export function parseContextOf(request: { tools?: unknown; tool_choice?: unknown; chat_template_kwargs?: unknown }): ParseContext {
+export function parseContextOf(body: object): ParseContext {
+  const request = body as { tools?: unknown; tool_choice?: unknown; chat_template_kwargs?: unknown };
   const kwargs = request.chat_template_kwargs;
   const thinking = typeof kwargs === 'object' && kwargs !== null ? (kwargs as Record<string, unknown>).enable_thinking : undefined;
   return {

@@ -55,7 +55,7 @@ export function loadTokenizer(files: TokenizerFiles): LoadedTokenizer {
     addedTokens,
     vocabSize: vocabSize(json),
     encode: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids,
-    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false }),
+    decode: (ids) => (ids.length === 0 ? '' : tokenizer.decode([...ids], { skip_special_tokens: false })),
     tokenToId: (token) => tokenizer.token_to_id(token),
   };
 }

@@ -6,6 +6,7 @@ import type { PolicyAnswer } from '../policies/types.js';
 import { SimHttpError } from '../sim-http-error.js';
 import { newToolCallId } from '../tool-call-id.js';
 import type { Completion, CompletionChunk, PromptRequest, SimModel } from './types.js';
+import { IncrementalDetokenizer } from '../../families/tokenizer/incremental-detokenizer.js';
 
 /**
  * A real model family's wire, as vLLM serves it: the prompt rendered by the family's own chat template and
@@ -80,22 +81,20 @@ function streamChunks(family: ModelFamily, ids: readonly number[], ctx: ReturnTy
   const parser = family.createStreamParser(ctx);
   const chunks: CompletionChunk[] = [];
   let pending: number[] = [];
-  let decoded = '';
+  const text = new IncrementalDetokenizer((piece) => family.decode(piece));
   const emit = (deltas: StreamDelta[]): void => {
     const delta = mergedDelta(deltas);
     if (!delta) return;
     chunks.push({ delta, ids: pending });
     pending = [];
   };
-  for (let i = 0; i < ids.length; i++) {
-    pending.push(ids[i] as number);
-    const text = family.decode(ids.slice(0, i + 1));
-    // a token that ends inside a character decodes to U+FFFD until the character is whole
-    if (text.endsWith('\uFFFD') && i < ids.length - 1) continue;
-    emit(parser.push(text.slice(decoded.length)));
-    decoded = text;
+  for (const id of ids) {
+    pending.push(id);
+    const added = text.push([id]);
+    if (added) emit(parser.push(added));
   }
-  emit(parser.finish());
+  const rest = text.flush();
+  emit([...(rest ? parser.push(rest) : []), ...parser.finish()]);
   return { chunks, finishIds: pending };
 }
 
