@@ -26,7 +26,10 @@ export function simCommand(): Command {
     .option('--tasks <dir>', 'task folder or suite the oracle solves (needed by oracle and noisy)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', toPort, 8000)
-    .option('--model <family>', `the real model family whose wire it speaks: ${familyNames().join(' | ')} (default: the built-in ChatML model); the same as @<family> on --policy`)
+    .option(
+      '--model <family>',
+      `the real model family whose wire it speaks: ${familyNames().join(' | ')} (default: the built-in ChatML model); the same as @<family> on --policy`,
+    )
     .option('--served-model-name <name>', 'served model id (default sim-<policy>)')
     .option('--token-delay-ms <ms>', 'pause before each streamed chunk', integerOption('--token-delay-ms'), 0)
     .option(
