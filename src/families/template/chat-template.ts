@@ -190,10 +190,16 @@ const hfEvaluateMember: EvaluateMember = function (expr, env) {
       return new ctors.String(pyStrip(s, name as 'strip', chars));
     });
   }
-  // Delegate with the object already evaluated (bound to a temporary name in a child scope).
-  const scope = new Environment(env);
-  scope.variables.set('\u0000o', obj);
-  return memberProto.evaluateMemberExpression.call(this, { ...expr, object: { type: 'Identifier', value: '\u0000o' } }, scope);
+  // Delegate with the object already evaluated.
+  return memberProto.evaluateMemberExpression.call(this, { ...expr, object: evaluated(obj) }, env);
+};
+
+/** A node standing for a value already evaluated (see `hfEvaluate`): no scope is made to hold it. */
+const EVALUATED = 'OpenForgeEvaluated';
+const evaluated = (value: Runtime): { type: string; value: Runtime } => ({ type: EVALUATED, value });
+const hfEvaluate: Evaluate = function (node, env) {
+  const n = node as { type?: string; value?: Runtime } | undefined;
+  return n?.type === EVALUATED ? (n.value as Runtime) : memberProto.evaluate.call(this, node, env);
 };
 
 interface BinaryNode {
@@ -232,19 +238,8 @@ const hfEvaluateBinary: EvaluateBinary = function (node, env) {
       throw new TemplateError(ls ? `can only concatenate str (not "${t}") to str` : `unsupported operand type(s) for +: '${t}' and 'str'`);
     }
   }
-  // Delegate with the operands already evaluated, bound to temporary names in a child scope.
-  const scope = new Environment(env);
-  scope.variables.set('\u0000l', left);
-  scope.variables.set('\u0000r', right);
-  return binaryProto.evaluateBinaryExpression.call(
-    this,
-    {
-      ...node,
-      left: { type: 'Identifier', value: '\u0000l' },
-      right: { type: 'Identifier', value: '\u0000r' },
-    },
-    scope,
-  );
+  // Delegate with the operands already evaluated.
+  return binaryProto.evaluateBinaryExpression.call(this, { ...node, left: evaluated(left), right: evaluated(right) }, env);
 };
 
 /** Python's repr() of a str. */
@@ -336,7 +331,9 @@ function hfInterpreter(env: Environment): Interpreter {
     evaluateMemberExpression: EvaluateMember;
     evaluateBinaryExpression: EvaluateBinary;
     renderBlock: RenderBlock;
+    evaluate: Evaluate;
   };
+  own.evaluate = hfEvaluate;
   own.applyFilter = hfApplyFilter;
   own.evaluateMemberExpression = hfEvaluateMember;
   own.evaluateBinaryExpression = hfEvaluateBinary;

@@ -4,6 +4,8 @@ export interface ServedTurn {
   keys: readonly string[];
   promptIds: readonly number[];
   completionIds: readonly number[];
+  /** End-of-turn markers in the request's whole render (with the generation prompt). */
+  turnsEnded: number;
 }
 
 /** Conversations kept per rollout (a main agent and its sub-agents). */

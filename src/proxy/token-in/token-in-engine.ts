@@ -9,11 +9,11 @@ import { readBytes } from '../upstream/http-client.js';
 import type { UpstreamAnswer, UpstreamPool } from '../upstream/upstream-pool.js';
 import type { TokenInOptions } from '../types.js';
 import { ChatAnswer } from './chat-answer.js';
-import { enginePiece } from './engine-answer.js';
+import { enginePiece, type EnginePiece } from './engine-answer.js';
 import { engineRequest } from './engine-request.js';
 import { answerKey, messageKey } from './message-keys.js';
 import { TokenHistories, type ServedTurn } from './token-history.js';
-import { tokenPrompt } from './token-prompt.js';
+import { countsTurns, tokenPrompt } from './token-prompt.js';
 
 /** A whole engine answer larger than this is broken. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
@@ -27,11 +27,14 @@ const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
  */
 export class TokenInEngine {
   private readonly histories = new TokenHistories();
+  private readonly turnsCounted: boolean;
 
   constructor(
     private readonly pool: UpstreamPool,
     private readonly options: TokenInOptions,
-  ) {}
+  ) {
+    this.turnsCounted = countsTurns(options.family);
+  }
 
   get family(): ModelFamily {
     return this.options.family;
@@ -43,7 +46,7 @@ export class TokenInEngine {
     const messages = Array.isArray(request.messages) ? request.messages : [];
     const keys = messages.map(messageKey);
     const turn = this.histories.continued(session.rolloutId, keys);
-    const prompt = tokenPrompt(family, request, turn);
+    const prompt = tokenPrompt(family, request, turn, this.turnsCounted);
     const sent = engineRequest(request, prompt.ids, this.options);
     const answer = await this.pool.post(sent.path, sent.body, session, signal);
     if (!answer.ok) return answer;
@@ -51,7 +54,11 @@ export class TokenInEngine {
     const chat = new ChatAnswer(family, parseContextOf(request), prompt.ids, model, request.logprobs === true);
     const served = (): void => {
       const turnKeys = [...keys, answerKey(chat.parsed())];
-      this.histories.served(session.rolloutId, { keys: turnKeys, promptIds: prompt.ids, completionIds: chat.ids } satisfies ServedTurn, turn);
+      this.histories.served(
+        session.rolloutId,
+        { keys: turnKeys, promptIds: prompt.ids, completionIds: chat.ids, turnsEnded: prompt.turnsEnded } satisfies ServedTurn,
+        turn,
+      );
     };
     if (!sent.stream) {
       const piece = enginePiece(this.options.kind, JSON.parse((await readBytes(answer.response, MAX_ANSWER_BYTES)).toString('utf8')) as unknown);
@@ -70,19 +77,24 @@ export class TokenInEngine {
     let finished = false;
     out.write(chat.start());
     engine.on('data', (part: Buffer) => {
+      // what one read of the engine completes goes out as one chunk: fewer events for the harness's protocol to translate
+      const read: EnginePiece = { ids: [], logprobs: [], finish: null };
       try {
         reader.feed(part, (data) => {
           if (data === STREAM_DONE) return;
-          const chunk = JSON.parse(data) as unknown;
-          const piece = enginePiece(this.options.kind, chunk);
-          if (piece.ids.length === 0 && piece.finish === null) return;
-          for (const event of chat.push(piece)) out.write(event);
-          if (piece.finish !== null) finished = true;
+          const piece = enginePiece(this.options.kind, JSON.parse(data) as unknown);
+          read.ids.push(...piece.ids);
+          read.logprobs.push(...piece.logprobs);
+          read.finish ??= piece.finish;
         });
       } catch (err) {
         out.destroy(new Error(`the engine's stream is unreadable: ${errorMessage(err)}`));
         engine.destroy();
+        return;
       }
+      if (read.ids.length === 0 && read.finish === null) return;
+      for (const event of chat.push(read)) out.write(event);
+      if (read.finish !== null) finished = true;
     });
     engine.once('end', () => {
       if (finished) {

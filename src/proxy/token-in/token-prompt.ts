@@ -13,23 +13,45 @@ import type { ServedTurn } from './token-history.js';
  * messages the harness appended and the generation prompt. Any other call gets its whole conversation
  * rendered and tokenized.
  */
-export function tokenPrompt(family: ModelFamily, request: ChatRequestBody, turn: ServedTurn | undefined): { ids: number[]; continued: boolean } {
+export function tokenPrompt(
+  family: ModelFamily,
+  request: ChatRequestBody,
+  turn: ServedTurn | undefined,
+  turnsCounted: boolean,
+): { ids: number[]; continued: boolean; turnsEnded: number } {
   const messages = request.messages as ChatMessage[];
   const render = (list: readonly ChatMessage[], addGenerationPrompt: boolean): string => renderOrRefuse(family, request, list, addGenerationPrompt);
   const whole = render(messages, true);
+  const turnsEnded = count(whole, family.endOfTurn);
   if (turn) {
-    // the served answer is message `answerAt`; what the template writes after its end-of-turn token is new
+    // the served answer is message `answerAt`; what the template writes after its end-of-turn token is new. Where a
+    // template ends each turn with one marker and opens the answer with none, the answer's is the one after the served render's.
     const answerAt = turn.keys.length - 1;
-    const turnsEnded = count(render(messages.slice(0, answerAt + 1), false), family.endOfTurn);
-    const boundary = afterNth(whole, family.endOfTurn, turnsEnded);
+    const answerEnds = turnsCounted ? turn.turnsEnded + 1 : count(render(messages.slice(0, answerAt + 1), false), family.endOfTurn);
+    const boundary = afterNth(whole, family.endOfTurn, answerEnds);
     if (boundary >= 0) {
       const last = turn.completionIds[turn.completionIds.length - 1];
       // a completion cut short (finish reason "length") did not sample the end of its turn: the template's is an observation
       const ended = last !== undefined && family.stopTokenIds.includes(last) ? [] : [family.stopTokenIds[0] as number];
-      return { ids: [...turn.promptIds, ...turn.completionIds, ...ended, ...family.encode(whole.slice(boundary))], continued: true };
+      return { ids: [...turn.promptIds, ...turn.completionIds, ...ended, ...family.encode(whole.slice(boundary))], continued: true, turnsEnded };
     }
   }
-  return { ids: family.encode(whole), continued: false };
+  return { ids: family.encode(whole), continued: false, turnsEnded };
+}
+
+/**
+ * Whether the template writes one end-of-turn marker per answer and none in the generation prompt (a
+ * conversation and its answer, rendered, differ by exactly one): then a turn's end is counted, not rendered.
+ */
+export function countsTurns(family: ModelFamily): boolean {
+  const asked: ChatMessage[] = [{ role: 'user', content: 'a' }];
+  try {
+    const before = count(family.renderPrompt(asked, null, { addGenerationPrompt: true }), family.endOfTurn);
+    const after = count(family.renderPrompt([...asked, { role: 'assistant', content: 'b' }], null, { addGenerationPrompt: false }), family.endOfTurn);
+    return after === before + 1;
+  } catch {
+    return false;
+  }
 }
 
 function renderOrRefuse(family: ModelFamily, request: ChatRequestBody, messages: readonly ChatMessage[], addGenerationPrompt: boolean): string {
