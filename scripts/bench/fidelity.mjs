@@ -77,7 +77,7 @@ async function fidelityRun({ family, harness, tokenIn, tasks, perTask, concurren
   const output = mkdtempSync(path.join(os.tmpdir(), `of-fidelity-${harness}-`));
   const config = resolveRunConfig(
     {
-      tasks: suite,
+      tasks,
       harness,
       model: { upstream: `sim:oracle@${family}`, name: 'policy', ...(tokenIn ? { token_in: true } : {}) },
       rollouts_per_task: perTask,
