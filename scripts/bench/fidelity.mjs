@@ -47,11 +47,12 @@ async function main() {
     for (const family of list(values.families)) {
       for (const harness of list(values.harnesses)) {
         for (const mode of list(values.modes)) {
+          const suite = path.resolve(values.suite);
           const figures = await fidelityRun({
             family,
             harness,
             tokenIn: mode === 'token_in',
-            suite: path.resolve(values.suite),
+            tasks: values.tasks ? list(values.tasks).map((t) => path.join(suite, t)) : suite,
             perTask: Number(values['per-task']),
             concurrency: Number(values.concurrency),
           });
