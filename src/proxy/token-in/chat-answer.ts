@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CompletionStreamParser, ModelFamily, ParseContext } from '../../families/family.js';
 import { IncrementalDetokenizer } from '../../families/tokenizer/incremental-detokenizer.js';
+import { chatDelta } from '../../families/chat-delta.js';
 import type { ParsedCompletion, StreamDelta } from '../../families/types.js';
 import type { EnginePiece } from './engine-answer.js';
 
@@ -109,19 +110,9 @@ export class ChatAnswer {
 
   /** The deltas of one step as one Chat Completions delta; undefined (its ids wait) when they say nothing. */
   private delta(deltas: StreamDelta[]): Record<string, unknown> | undefined {
-    let reasoning = '';
-    let content = '';
-    const calls: unknown[] = [];
-    for (const d of deltas) {
-      reasoning += d.reasoning_content ?? '';
-      content += d.content ?? '';
-      for (const call of d.tool_calls ?? []) {
-        calls.push({ index: call.index, id: toolCallId(), type: 'function', function: { name: call.name ?? '', arguments: call.arguments ?? '' } });
-        this.toolCallsStreamed++;
-      }
-    }
-    if (!reasoning && !content && calls.length === 0) return undefined;
-    return { ...(reasoning ? { reasoning_content: reasoning } : {}), ...(content ? { content } : {}), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+    const delta = chatDelta(deltas, toolCallId);
+    if (Array.isArray(delta?.tool_calls)) this.toolCallsStreamed += delta.tool_calls.length;
+    return delta;
   }
 
   private logprobEntries(from: number, to: number): { token: string; logprob: number; bytes: null; top_logprobs: [] }[] {

@@ -1,5 +1,6 @@
 import { parseContextOf, type ModelFamily } from '../../families/family.js';
 import { parseJsonLossless, type JsonValue } from '../../families/json/json-value.js';
+import { chatDelta } from '../../families/chat-delta.js';
 import type { Answer, ChatMessage, StreamDelta, ToolSpec } from '../../families/types.js';
 import { errorMessage } from '../../util/errors.js';
 import type { PolicyAnswer } from '../policies/types.js';
@@ -83,7 +84,7 @@ function streamChunks(family: ModelFamily, ids: readonly number[], ctx: ReturnTy
   let pending: number[] = [];
   const text = new IncrementalDetokenizer((piece) => family.decode(piece));
   const emit = (deltas: StreamDelta[]): void => {
-    const delta = mergedDelta(deltas);
+    const delta = chatDelta(deltas, newToolCallId);
     if (!delta) return;
     chunks.push({ delta, ids: pending });
     pending = [];
@@ -96,26 +97,6 @@ function streamChunks(family: ModelFamily, ids: readonly number[], ctx: ReturnTy
   const rest = text.flush();
   emit([...(rest ? parser.push(rest) : []), ...parser.finish()]);
   return { chunks, finishIds: pending };
-}
-
-/** The deltas of one step as one Chat Completions delta; undefined when they say nothing. */
-function mergedDelta(deltas: StreamDelta[]): Record<string, unknown> | undefined {
-  let reasoning = '';
-  let content = '';
-  const toolCalls: unknown[] = [];
-  for (const d of deltas) {
-    reasoning += d.reasoning_content ?? '';
-    content += d.content ?? '';
-    for (const call of d.tool_calls ?? []) {
-      toolCalls.push({ index: call.index, id: newToolCallId(), type: 'function', function: { name: call.name ?? '', arguments: call.arguments ?? '' } });
-    }
-  }
-  if (!reasoning && !content && toolCalls.length === 0) return undefined;
-  return {
-    ...(reasoning ? { reasoning_content: reasoning } : {}),
-    ...(content ? { content } : {}),
-    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-  };
 }
 
 /** chat_template_kwargs other than enable_thinking, for the template. */
