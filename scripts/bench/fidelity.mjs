@@ -82,6 +82,8 @@ async function fidelityRun({ family, harness, tokenIn, tasks, perTask, concurren
       harness,
       model: { upstream: `sim:oracle@${family}`, name: 'policy', ...(tokenIn ? { token_in: true } : {}) },
       rollouts_per_task: perTask,
+      // a real harness's own start (OpenClaw, opencode) takes minutes on a busy machine; it says nothing about fidelity
+      timeouts: { agent_sec: 900 },
       concurrency,
       output,
     },

@@ -8,12 +8,14 @@
  *   globals["raise_exception"], globals["strftime_now"]
  *
  * @huggingface/jinja always lexes with trim_blocks/lstrip_blocks and supports
- * break/continue. Two gaps are closed here:
+ * break/continue. Where it differs from jinja2, each interpreter gets Python's way:
  *  - its `tojson` prints floats with JSON.stringify (1.0 -> "1") and sorts keys
- *    with localeCompare; we substitute Python's json.dumps (py-json.ts);
- *  - `Template.render` converts plain JS objects, so integral floats, big ints
- *    and integer-like key order are lost; we build runtime values ourselves
- *    from `JsonValue`s (json-value.ts).
+ *    with localeCompare: here it is Python's json.dumps (py-json.ts);
+ *  - `Template.render` converts plain JS objects, losing integral floats, big ints
+ *    and integer-like key order: here runtime values are built from `JsonValue`s
+ *    (json-value.ts);
+ *  - `str.strip/lstrip/rstrip(chars)`, `str + int`, attribute access on an undefined
+ *    value and printing `None`, `True`, `2.0` or a list follow Python (below).
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
 import { type JsonValue, PyFloat, PyInt, isPlainObject, objectEntries } from '../json/json-value.js';

@@ -157,3 +157,65 @@ describe('a Hugging Face model folder as model.tokenizer', () => {
     expect(folder.formatCompletion({ content: 'x' })).toBe(known.formatCompletion({ content: 'x' }));
   });
 });
+
+describe('token-in against SGLang', () => {
+  it("sends /generate the prompt's ids and answers with what the family parses from the sampled ids, whole and streamed", async () => {
+    const family = loadFamily('qwen3');
+    const sampled = family.encode(
+      family.formatCompletion({ reasoning: 'Look first.', content: null, toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }] }),
+    );
+    const bodies: any[] = [];
+    const engine = http.createServer((request, response) => {
+      let text = '';
+      request.on('data', (part) => (text += part));
+      request.on('end', () => {
+        if (request.url === '/v1/models') return response.end(JSON.stringify({ data: [{ id: 'm', max_model_len: 8192 }] }));
+        const body = JSON.parse(text);
+        bodies.push(body);
+        const ids = body.sampling_params.max_new_tokens === 1 ? [sampled[0]] : sampled;
+        response.end(
+          JSON.stringify({
+            text: '',
+            output_ids: ids,
+            meta_info: { finish_reason: { type: 'stop' }, output_token_logprobs: ids.map((id: number) => [-0.5, id, null]) },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(engine.address() as { port: number }).port}/v1`;
+    const sink = new MemorySink();
+    const session = { rolloutId: 'sg', runId: 'run', taskId: '', secret: 'sglang-secret' };
+    const tokenIn = await tokenInOptions({ upstreams: [{ url }], kind: 'sglang', tokenizer: 'qwen3', options: OPTIONS });
+    const proxy = await startProxy({
+      upstreams: [{ url, kind: 'sglang' }],
+      sessions: { bySecret: (s) => (s === session.secret ? session : undefined) },
+      sink,
+      tokenIn,
+    });
+    try {
+      const messages = [{ role: 'user', content: 'List the files.' }];
+      const whole = (await postJson(`${proxy.url}/s/${session.secret}/v1/chat/completions`, { model: 'policy', messages, tools: [OPENAI_BASH] })).body;
+      expect(whole.choices[0].message.tool_calls[0].function).toEqual({ name: 'bash', arguments: '{"command": "ls"}' });
+      expect(whole.choices[0].message.reasoning_content).toBe('\nLook first.\n');
+      expect(whole.choices[0].finish_reason).toBe('tool_calls');
+      const prompt = family.encode(family.renderPrompt(messages as FamilyMessage[], [OPENAI_BASH] as ToolSpec[], { addGenerationPrompt: true }));
+      expect(bodies.at(-1).input_ids).toEqual(prompt);
+      const { events } = await postStream(`${proxy.url}/s/${session.secret}/v1/chat/completions`, {
+        model: 'policy',
+        messages,
+        tools: [OPENAI_BASH],
+        stream: true,
+      });
+      expect(events.at(-1)).toBe('[DONE]');
+      expect(events.flatMap((e: any) => e.choices?.[0]?.delta?.tool_calls ?? []).map((c: any) => c.function.name)).toEqual(['bash']);
+      const [first] = await sink.waitFor(2);
+      expect(Array.from(first!.promptTokenIds!)).toEqual(prompt);
+      expect(first!.completionTokenIds).toEqual(sampled);
+      expect(first!.logprobs).toEqual(sampled.map(() => -0.5));
+    } finally {
+      await proxy.close();
+      engine.close();
+    }
+  });
+});
