@@ -177,7 +177,7 @@ describe('token-in against SGLang', () => {
           JSON.stringify({
             text: '',
             output_ids: ids,
-            meta_info: { finish_reason: { type: 'stop' }, output_token_logprobs: ids.map((id: number) => [-0.5, id, null]) },
+            meta_info: { finish_reason: { type: 'stop' }, output_token_logprobs: ids.map((id: number | undefined) => [-0.5, id, null]) },
           }),
         );
       });
