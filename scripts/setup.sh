@@ -79,6 +79,7 @@ command -v debootstrap >/dev/null 2>&1 || { log "installing debootstrap"; apt_in
 # 4. Debian's Chromium on the host drives the web inspector's end-to-end tests (playwright-core
 #    with executablePath; no browser download). Browser rollouts use the one in the browser image.
 command -v chromium >/dev/null 2>&1 || { log "installing chromium (inspector tests)"; apt_install chromium; }
+/usr/bin/python3 -c "import jinja2" >/dev/null 2>&1 || { log "installing python3-jinja2 (the reference the model families are checked against)"; apt_install python3-jinja2; }
 
 # 5. Build, then the images (tagged by content hash: unchanged inputs are reused from the engine's cache).
 log "building"

@@ -80,7 +80,9 @@ export const RunConfigSchema = z.strictObject({
         .string()
         .min(1)
         .default('sim:oracle')
-        .describe('`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>` | an OpenAI-compatible base URL (…/v1).'),
+        .describe(
+          "`sim:oracle` | `sim:noisy:<p>` | `sim:replay:<rollout>`, each optionally `@<family>` to speak a real model family's wire (`sim:oracle@qwen3`) | an OpenAI-compatible base URL (…/v1).",
+        ),
       replicas: REPLICAS_SCHEMA.describe(
         'More servers of the same model (base URLs …/v1) beside `upstream`: each rollout sticks to one (its prefix cache), and one that keeps failing is left out for a while.',
       ),
@@ -89,6 +91,19 @@ export const RunConfigSchema = z.strictObject({
         .enum(['vllm', 'sglang', 'openai-compatible'])
         .default('vllm')
         .describe('What the upstream is: vLLM and SGLang return token ids; any other OpenAI-compatible server is recorded without them.'),
+      token_in: z
+        .boolean()
+        .optional()
+        .describe(
+          "Token-in/token-out: the proxy keeps each rollout's exact token history, renders only what the harness appended since its last call, and sends the engine token ids (vLLM `/v1/completions`, SGLang `/generate`), so every sampled token reaches training. Needs `tokenizer`, or a `sim:…@<family>` upstream. Off: the engine renders each chat request itself.",
+        ),
+      tokenizer: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "The model's chat template and tokenizer for `token_in`: a Hugging Face model folder (tokenizer.json, and tokenizer_config.json with a chat_template; relative to the run.yaml) or a family name (`qwen3`, `deepseek_v3`).",
+        ),
       sampling: z
         .strictObject({
           temperature: z.number().min(0).max(2).optional().describe('Forced onto every call.'),
@@ -217,6 +232,7 @@ export function resolveRunConfig(raw: unknown, file: string): LoadedRunConfig {
     if (section === undefined) throw new UserError(`${file}: backend: "${backend.name}" needs a ${backend.name} section`, backend.sectionHint);
     backend.resolvePaths?.(section, dir);
   }
+  if (config.model.tokenizer && /[/\\]|^\./.test(config.model.tokenizer)) config.model.tokenizer = path.resolve(dir, config.model.tokenizer);
   const usesModel = config.harness === 'custom' ? config.custom_harness!.uses_model : config.harness !== 'oracle' && config.harness !== 'nop';
   if (config.network === 'none' && usesModel) {
     throw new UserError(

@@ -21,6 +21,7 @@ import type { ProxyOptions } from './types.js';
 import { DEFAULT_RETRY } from './upstream/retry.js';
 import { UpstreamPool } from './upstream/upstream-pool.js';
 import { refuseWebSocketUpgrades } from './http/websocket-refusal.js';
+import { TokenInEngine } from './token-in/token-in-engine.js';
 
 export interface RunningProxy {
   /** Base URL of the first host, without /v1, e.g. http://127.0.0.1:4123. */
@@ -92,6 +93,8 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     turns: new TurnBudget(),
     scripts: new ScriptCursor(),
     metrics,
+    tokenIn: opts.tokenIn ? new TokenInEngine(pool, opts.tokenIn) : undefined,
+    family: opts.tokenIn?.family.name ?? opts.family ?? null,
   };
   const control = new ProxyControl({ pause, inFlight, recorder, load: () => load.current(), upstreams: () => pool.replicas() });
   let baseUrl = '';

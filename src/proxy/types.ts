@@ -1,5 +1,6 @@
 import type { ProxySession } from './session.js';
 import type { RecordedCall } from '../records/call.js';
+import type { ModelFamily } from '../families/family.js';
 
 /** Finds the rollout session a secret belongs to. */
 export interface SessionResolver {
@@ -124,4 +125,26 @@ export interface ProxyOptions {
    * a proxy reopening an existing store continues numbering instead of colliding (default: 0).
    */
   lastRecordedSeq?: (rolloutId: string) => Promise<number>;
+  /**
+   * Token-in/token-out: policy calls are sent to the engine as the rollout's exact token ids (vLLM
+   * `/v1/completions`, SGLang `/generate`) and parsed by the family. Absent: Chat Completions go through.
+   */
+  tokenIn?: TokenInOptions;
+  /** The upstream's model family when known without token-in (a `sim:…@family`): recorded with every call. */
+  family?: string;
+}
+
+/** Engines that take a prompt of token ids: vLLM's `/v1/completions`, SGLang's `/generate`. */
+export type TokenInKind = 'vllm' | 'sglang';
+
+/** The token-in mode's family and engine (see `TokenInEngine`). */
+export interface TokenInOptions {
+  /** Renders, tokenizes and parses: the model's own chat template, tokenizer and parsers. */
+  family: ModelFamily;
+  kind: TokenInKind;
+  sampling?: ForcedSampling;
+  /** The model's context: without a limit of the harness's or the run's, an answer may fill what the prompt leaves. */
+  maxModelLen: number;
+  /** Send the chat request along as `openforge_chat`, which the simulated model's scripted policies read. */
+  sendConversation: boolean;
 }

@@ -68,7 +68,13 @@ export interface RecordedCall {
   durationMs: number;
   /** True when a policy call came back without token ids (flagged, never silently turned into an empty row). */
   missingTokenIds: boolean;
+  /** How the prompt reached the engine: as a chat request it rendered, or as token ids the proxy kept (token-in). Absent: chat. */
+  tokenMode?: TokenMode;
+  /** The model family that rendered and parsed the call, when known (`qwen3`, or a tokenizer folder). */
+  family?: string | null;
 }
+
+export type TokenMode = 'chat' | 'token_in';
 
 /** What the harness asked to see of an answer: the recorded response is the one it was sent. */
 export interface ClientView {

@@ -8,6 +8,7 @@ import { parseSimSpec } from '../sim/policies/sim-spec.js';
 import { startSimServer } from '../sim/server.js';
 import type { MetricsSnapshot } from '../proxy/control/proxy-metrics.js';
 import { startProxy } from '../proxy/server.js';
+import { tokenInOptions } from '../proxy/token-in/token-in-setup.js';
 import type { SessionResolver } from '../proxy/types.js';
 import type { RunNetwork } from '../sandbox/types.js';
 import type { Store } from '../store/store.js';
@@ -72,12 +73,25 @@ export async function startModelEndpoint(opts: {
   }
   // Rollouts never see the token: their containers get a session secret only.
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
+  const sampling = { model: model.name, temperature: model.sampling.temperature, maxTokens: model.sampling.max_tokens };
+  const sim = simulated ? { family: parseSimSpec(model.upstream).family } : undefined;
   try {
+    const tokenIn = model.token_in
+      ? await tokenInOptions({
+          tokenizer: model.tokenizer,
+          upstreams: [{ url: upstreamUrl, sim }, ...(model.replicas ?? []).map((url) => ({ url }))],
+          kind: model.kind,
+          sampling,
+          options: { tokenIn: 'model.token_in', tokenizer: 'model.tokenizer' },
+        })
+      : undefined;
     const proxy = await startProxy({
       upstreams: [upstreamUrl, ...(model.replicas ?? [])].map((url) => ({ url, kind: model.kind })),
       sessions: opts.sessions,
       sink: opts.store,
-      sampling: { model: model.name, temperature: model.sampling.temperature, maxTokens: model.sampling.max_tokens },
+      sampling,
+      tokenIn,
+      family: sim?.family,
       hosts: ['127.0.0.1', ...(opts.network.proxyHost ? [opts.network.proxyHost] : [])],
       port: opts.network.proxyPort ?? 0,
       policyModels: [model.name],

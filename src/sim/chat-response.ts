@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatRequest } from './chat-request.js';
-import type { Completion } from './completion.js';
+import type { Completion, SimModel } from './models/types.js';
 import { logprobEntries } from './pseudo-logprobs.js';
+import { newToolCallId } from './tool-call-id.js';
 import { SIM_FINGERPRINT } from './sim-labels.js';
 
 /** Everything one response (streamed or not) is built from. */
@@ -9,6 +10,8 @@ export interface ResponseInput {
   id: string;
   created: number;
   model: string;
+  /** Whose tokens these are. */
+  sim: SimModel;
   request: ChatRequest;
   promptIds: number[];
   completion: Completion;
@@ -16,10 +19,6 @@ export interface ResponseInput {
 
 export function newCompletionId(): string {
   return `chatcmpl-${randomBytes(16).toString('hex')}`;
-}
-
-export function newToolCallId(): string {
-  return `call_${randomBytes(12).toString('hex')}`;
 }
 
 export function usageOf(input: ResponseInput): { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: null } {
@@ -45,6 +44,7 @@ export function chatCompletionBody(input: ResponseInput): Record<string, unknown
           role: 'assistant',
           content: completion.content,
           reasoning_content: completion.reasoning,
+          ...(completion.reasoning !== null ? { reasoning: completion.reasoning } : {}),
           tool_calls: completion.toolCalls.map((call) => ({
             id: newToolCallId(),
             type: 'function',
@@ -52,7 +52,7 @@ export function chatCompletionBody(input: ResponseInput): Record<string, unknown
           })),
         },
         logprobs: request.logprobs
-          ? { content: logprobEntries(completion.ids, 0, request.top_logprobs ?? 0, request.return_tokens_as_token_ids === true) }
+          ? { content: logprobEntries(input.sim, completion.ids, 0, request.top_logprobs ?? 0, request.return_tokens_as_token_ids === true) }
           : null,
         finish_reason: completion.finishReason,
         stop_reason: null,

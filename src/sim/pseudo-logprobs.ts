@@ -1,5 +1,7 @@
-import { TEXT_ID_OFFSET } from '../families/chatml/special-tokens.js';
-import { tokenText } from '../families/chatml/tokenizer.js';
+import type { SimModel } from './models/types.js';
+
+/** What logprobs need of a model's vocabulary. */
+type Vocabulary = Pick<SimModel, 'tokenText' | 'alternative'>;
 
 /** vLLM's `logprobs.content[]` entry. */
 export interface LogprobEntry {
@@ -22,30 +24,24 @@ export function tokenLogprob(id: number, position: number): number {
  * Entries for `ids`, the first at completion position `start`. With `topK` > 0, the sampled
  * token is listed with topK - 1 made-up alternatives sharing the remaining probability mass.
  */
-export function logprobEntries(ids: readonly number[], start: number, topK: number, asTokenIds: boolean): LogprobEntry[] {
+export function logprobEntries(vocabulary: Vocabulary, ids: readonly number[], start: number, topK: number, asTokenIds: boolean): LogprobEntry[] {
   return ids.map((id, i) => {
     const position = start + i;
     const logprob = tokenLogprob(id, position);
-    const top = [{ ...tokenField(id, asTokenIds), logprob }];
+    const top = [{ ...tokenField(vocabulary, id, asTokenIds), logprob }];
     const rest = 1 - Math.exp(logprob);
     for (let k = 1; k < topK; k++) {
-      const alternative = alternativeId(id, position, k);
-      top.push({ ...tokenField(alternative, asTokenIds), logprob: Math.max(MIN_LOGPROB, Math.log(rest / 2 ** k)) });
+      const alternative = vocabulary.alternative(id, position, k);
+      top.push({ ...tokenField(vocabulary, alternative, asTokenIds), logprob: Math.max(MIN_LOGPROB, Math.log(rest / 2 ** k)) });
     }
     top.sort((a, b) => b.logprob - a.logprob);
-    return { ...tokenField(id, asTokenIds), logprob, top_logprobs: topK > 0 ? top : [] };
+    return { ...tokenField(vocabulary, id, asTokenIds), logprob, top_logprobs: topK > 0 ? top : [] };
   });
 }
 
-function tokenField(id: number, asTokenIds: boolean): { token: string; bytes: number[] } {
-  const token = asTokenIds ? `token_id:${id}` : tokenText(id);
+function tokenField(vocabulary: Vocabulary, id: number, asTokenIds: boolean): { token: string; bytes: number[] } {
+  const token = asTokenIds ? `token_id:${id}` : vocabulary.tokenText(id);
   return { token, bytes: [...Buffer.from(token, 'utf8')] };
-}
-
-/** A printable ASCII token other than `id`. */
-function alternativeId(id: number, position: number, k: number): number {
-  const candidate = TEXT_ID_OFFSET + 0x21 + ((id + position + 7 * k) % 94);
-  return candidate === id ? TEXT_ID_OFFSET + 0x21 + ((id + position + 7 * k + 1) % 94) : candidate;
 }
 
 /** [0, 1) from two integers (murmur3's finalizer over a simple combination). */

@@ -1,12 +1,10 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Task } from '../config/task.js';
 import { clientErrorAnswer } from '../util/client-error.js';
 import { chatCompletionBody, newCompletionId, type ResponseInput } from './chat-response.js';
 import { chatCompletionEvents, streamPauses } from './chat-stream.js';
-import { renderPrompt } from './chat-template.js';
-import { buildCompletion } from './completion.js';
 import { parseChatRequest } from './parse-chat-request.js';
 import { createPolicy } from './policies/create-policy.js';
 import type { PolicySpec } from './policies/sim-spec.js';
@@ -15,8 +13,13 @@ import { SimHttpError, openAiErrorBody } from './sim-http-error.js';
 import { ROLLOUT_HEADER, TASK_HEADER } from '../engine-wire/request-headers.js';
 import { SIM_HEADER, SIM_OWNER } from './sim-labels.js';
 import { createTaskResolver } from './task-resolver.js';
-import { enginePace, type EnginePace } from './engine-pace.js';
-import { encode } from '../families/chatml/tokenizer.js';
+import { enginePace } from './engine-pace.js';
+import { loadFamily } from '../families/registry.js';
+import { chatmlModel } from './models/chatml.js';
+import { familyModel } from './models/family.js';
+import type { SimModel } from './models/types.js';
+import { completionsRoute } from './completions/route.js';
+import { afterPrefill, checkContextLength, headerValue } from './serving.js';
 
 export interface SimServerOptions {
   policy: PolicySpec | Policy;
@@ -49,6 +52,8 @@ export interface SimServerOptions {
   replayAnswers?: readonly PolicyAnswer[];
   /** Prompt plus max_tokens beyond this is refused with 400, as vLLM does. */
   maxModelLen?: number;
+  /** The real model family whose wire the sim speaks (`qwen3`); the spec's own, else the built-in ChatML model. */
+  family?: string;
 }
 
 export interface SimServer {
@@ -80,6 +85,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 function buildApp(options: SimServerOptions): { app: FastifyInstance; model: string } {
   const policy = 'respond' in options.policy ? options.policy : createPolicy(options.policy, options.replayAnswers);
   const model = options.modelName ?? `sim-${policy.name.replace(/[^A-Za-z0-9._-]/g, '-')}`;
+  const family = options.family ?? ('respond' in options.policy ? undefined : options.policy.family);
+  const sim: SimModel = family ? familyModel(loadFamily(family)) : chatmlModel;
   const maxModelLen = options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
   const engine = enginePace(options);
   const resolveTask = createTaskResolver(options.tasks ?? []);
@@ -105,7 +112,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const message = `no route ${request.method} ${request.url}: the sim serves POST /v1/chat/completions, GET /v1/models, POST /tokenize, GET /health`;
+    const message = `no route ${request.method} ${request.url}: the sim serves POST /v1/chat/completions, POST /v1/completions, GET /v1/models, POST /tokenize, POST /detokenize, GET /health`;
     return reply.code(404).send(openAiErrorBody(404, message, null, 'not_found'));
   });
 
@@ -122,13 +129,29 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
     const text = typeof body === 'object' && body !== null && !('messages' in body) ? body.prompt : undefined;
     let tokens: number[];
     if (typeof text === 'string') {
-      tokens = encode(text);
+      tokens = sim.encode(text);
     } else {
       const request = parseChatRequest(body);
-      tokens = renderPrompt(request.messages, request.tools, request.add_generation_prompt !== false);
+      tokens = sim.renderPrompt(request, request.add_generation_prompt !== false);
     }
     return { count: tokens.length, max_model_len: maxModelLen, tokens, token_strs: null };
   });
+
+  // vLLM's inverse of /tokenize
+  app.post('/detokenize', async (httpRequest) => {
+    const body = httpRequest.body as Record<string, unknown> | null;
+    const tokens = typeof body === 'object' && body !== null ? body.tokens : undefined;
+    if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t) && t >= 0)) {
+      throw new SimHttpError(400, 'tokens: expected a list of token ids', { param: 'tokens', code: 'invalid_value' });
+    }
+    try {
+      return { prompt: sim.decode(tokens as number[]) };
+    } catch (err) {
+      throw new SimHttpError(400, `tokens: ${(err as Error).message}`, { param: 'tokens', code: 'invalid_value' });
+    }
+  });
+
+  completionsRoute(app, { sim, policy, model, maxModelLen, engine, resolveTask });
 
   app.post('/v1/chat/completions', async (httpRequest, reply) => {
     const request = parseChatRequest(httpRequest.body);
@@ -141,16 +164,9 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
     if (request.top_logprobs && !request.logprobs) {
       throw new SimHttpError(400, 'top_logprobs: needs "logprobs": true', { param: 'top_logprobs', code: 'invalid_value' });
     }
-    const promptIds = renderPrompt(request.messages, request.tools);
+    const promptIds = sim.renderPrompt(request, true);
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-    if (promptIds.length + (maxTokens ?? 0) > maxModelLen) {
-      throw new SimHttpError(
-        400,
-        `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptIds.length + (maxTokens ?? 0)} tokens ` +
-          `(${promptIds.length} in the messages, ${maxTokens ?? 0} in the completion). Please reduce the length of the messages or completion.`,
-        { param: 'messages', code: 'context_length_exceeded' },
-      );
-    }
+    checkContextLength(promptIds.length, maxTokens, maxModelLen, 'messages');
     const rolloutId = headerValue(httpRequest, ROLLOUT_HEADER);
     const task = policy.needsTask ? resolveTask(headerValue(httpRequest, TASK_HEADER), request.messages) : undefined;
     const answer = policy.respond(request, { task, rolloutId });
@@ -158,9 +174,10 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
       id: newCompletionId(),
       created: Math.floor(Date.now() / 1000),
       model,
+      sim,
       request,
       promptIds,
-      completion: buildCompletion(answer, maxTokens),
+      completion: sim.complete(answer, request, maxTokens),
     };
     const prefillMs = engine.prefillMs(promptIds.length);
     if (!request.stream) {
@@ -175,27 +192,10 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
       return chatCompletionBody(input);
     }
     reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
-    return reply.send(Readable.from(afterPrefill(input, engine, prefillMs)));
+    return reply.send(Readable.from(afterPrefill(input, engine, prefillMs, chatCompletionEvents)));
   });
 
   return { app, model };
-}
-
-/** A stream's events: the prompt's prefill, then its tokens, decoded alongside the other answers being decoded. */
-async function* afterPrefill(input: ResponseInput, engine: EnginePace, prefillMs: number): AsyncGenerator<string> {
-  if (prefillMs > 0) await sleep(prefillMs);
-  const decoded = engine.begin();
-  try {
-    yield* chatCompletionEvents(input, engine.stepMs);
-  } finally {
-    decoded();
-  }
-}
-
-function headerValue(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined || first === '' ? undefined : first;
 }
 
 /** Fastify's own 4xx (body parsing, size): a message a harness author can act on, and a short code. */

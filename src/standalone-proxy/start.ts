@@ -6,6 +6,7 @@ import { acquireStoreLock } from '../store/store-lock.js';
 import { RECORD_LINGER_MS, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { startProxy } from '../proxy/server.js';
+import { tokenInOptions } from '../proxy/token-in/token-in-setup.js';
 import { StandaloneRun, type StandaloneRunSummary } from './run.js';
 import { StandaloneSessions } from './sessions.js';
 import type { EjectionPolicy, ForcedSampling, ProxyLogger, UpstreamConfig, UpstreamKind } from '../proxy/types.js';
@@ -28,6 +29,9 @@ export interface StandaloneProxyOptions {
   open: boolean;
   /** Generated when absent. */
   adminToken?: string;
+  /** Token-in/token-out (`--token-in`), with the model's template and tokenizer (`--tokenizer`: a folder or a family name). */
+  tokenIn?: boolean;
+  tokenizer?: string;
   /** When a replica leaves routing; the defaults (DEFAULT_EJECTION) for what is absent. */
   ejection?: Partial<EjectionPolicy>;
   logger?: ProxyLogger;
@@ -63,6 +67,16 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
   };
   try {
     const upstreams = await resolveUpstreams(options, cleanups);
+    const tokenIn = options.tokenIn
+      ? await tokenInOptions({
+          tokenizer: options.tokenizer,
+          upstreams: upstreams.map((u) => ({ url: u.config.url, sim: u.simulated ? { family: u.family } : undefined })),
+          kind: options.kind,
+          apiKey: options.upstreamApiKey,
+          sampling: options.sampling,
+          options: { tokenIn: '--token-in', tokenizer: '--tokenizer' },
+        })
+      : undefined;
     // the store file is locked against a second writer until the store is closed
     const releaseLock = acquireStoreLock(options.dbFile);
     let store: Store;
@@ -102,6 +116,8 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
       adminToken,
       policyModels: options.policyModels,
       sampling: options.sampling,
+      tokenIn,
+      family: upstreams.find((u) => u.family)?.family,
       ejection: options.ejection,
       host: options.host,
       port: options.port,
@@ -132,7 +148,7 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
 async function resolveUpstreams(
   options: StandaloneProxyOptions,
   cleanups: (() => Promise<unknown>)[],
-): Promise<{ spec: string; config: UpstreamConfig; simulated: boolean }[]> {
+): Promise<{ spec: string; config: UpstreamConfig; simulated: boolean; family?: string }[]> {
   let tasks: Task[] | undefined;
   const resolved = [];
   for (const spec of options.upstreams) {
@@ -149,7 +165,7 @@ async function resolveUpstreams(
     tasks ??= loadTasks(options.tasksDir);
     const sim = await startSimServer({ policy, tasks });
     cleanups.push(() => sim.close());
-    resolved.push({ spec, config: { url: sim.url, kind: 'vllm' as const }, simulated: true });
+    resolved.push({ spec, config: { url: sim.url, kind: 'vllm' as const }, simulated: true, family: policy.family });
   }
   return resolved;
 }

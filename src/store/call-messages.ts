@@ -79,6 +79,8 @@ export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[])
     ttfbMs: c.ttfbMs,
     durationMs: c.durationMs,
     missingTokenIds: unread ? false : c.missingTokenIds,
+    tokenMode: c.tokenMode,
+    family: c.family,
   };
 }
 

@@ -33,6 +33,8 @@ export interface CallRow {
   response_mentions_weight_version: number | null;
   /** 1 when the stored request piece contains `image`; null for rows stored whole before request deltas. */
   request_piece_mentions_image: number | null;
+  token_mode: 'chat' | 'token_in';
+  family: string | null;
 }
 
 const STORED_CALL_FIELDS = [

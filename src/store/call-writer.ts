@@ -42,8 +42,10 @@ const CALL_INSERT_COLUMNS = [
   'request_shared_len',
   'response_mentions_weight_version',
   'request_piece_mentions_image',
+  'token_mode',
+  'family',
 ] as const;
-/** Rows per INSERT: 64 × 25 parameters stays far below SQLite's limit of 32 766. */
+/** Rows per INSERT: 64 × 27 parameters stays far below SQLite's limit of 32 766. */
 const MAX_CALLS_PER_INSERT = 64;
 const insertSqlByRows = new Map<number, string>();
 
@@ -92,6 +94,8 @@ function callParams(c: RecordedCall, request: string, delta: PromptDelta | undef
     requestDelta?.sharedLen ?? 0,
     response?.includes('weight_version') ? 1 : 0,
     piece.includes('image') ? 1 : 0,
+    c.tokenMode ?? 'chat',
+    c.family ?? null,
   ];
 }
 

@@ -161,13 +161,24 @@ export const MIGRATIONS: string[] = [
     response_mentions_weight_version: `instr(response, 'weight_version') > 0`,
     request_piece_mentions_image: `CASE WHEN request_shared_len IS NOT NULL THEN instr(request, 'image') > 0 END`,
   }),
+  // How the prompt reached the engine ('chat', or 'token_in': ids the proxy kept) and the model family that
+  // rendered and parsed it (null: not known). Placed before the texts, as the columns above.
+  rebuildCalls(
+    'calls_with_token_mode',
+    { token_mode: `'chat'`, family: 'NULL' },
+    {
+      earlier: ['response_mentions_weight_version INTEGER', 'request_piece_mentions_image INTEGER'],
+      types: { token_mode: `TEXT NOT NULL DEFAULT 'chat'`, family: 'TEXT' },
+    },
+  ),
 ];
 
 /**
  * The calls table rebuilt with extra columns before the texts, filled for the existing rows by the
- * given SQL expressions; every other column keeps its place and value.
+ * given SQL expressions; every other column keeps its place and value. `earlier` are the columns earlier
+ * rebuilds added (kept after the fixed ones), `types` the new columns' types (INTEGER when not given).
  */
-function rebuildCalls(table: string, added: Record<string, string>): string {
+function rebuildCalls(table: string, added: Record<string, string>, options: { earlier?: string[]; types?: Record<string, string> } = {}): string {
   const head = [
     'id INTEGER PRIMARY KEY',
     'rollout_id TEXT NOT NULL',
@@ -196,10 +207,11 @@ function rebuildCalls(table: string, added: Record<string, string>): string {
     'response TEXT',
     'request TEXT NOT NULL',
   ];
-  const kept = [...head, ...tail].map((column) => column.split(' ')[0]!);
+  const earlier = options.earlier ?? [];
+  const kept = [...head, ...earlier, ...tail].map((column) => column.split(' ')[0]!);
   return `
   CREATE TABLE ${table} (
-    ${[...head, ...Object.keys(added).map((name) => `${name} INTEGER`), ...tail, 'UNIQUE (rollout_id, seq)'].join(',\n    ')}
+    ${[...head, ...earlier, ...Object.keys(added).map((name) => `${name} ${options.types?.[name] ?? 'INTEGER'}`), ...tail, 'UNIQUE (rollout_id, seq)'].join(',\n    ')}
   );
   INSERT INTO ${table} (${[...kept, ...Object.keys(added)].join(', ')})
   SELECT ${[...kept, ...Object.values(added)].join(', ')} FROM calls;

@@ -495,6 +495,8 @@ function toCall(row: CallRow): RecordedCall {
     ttfbMs: row.ttfb_ms,
     durationMs: row.duration_ms,
     missingTokenIds: row.missing_token_ids === 1,
+    ...(row.token_mode === 'token_in' ? { tokenMode: row.token_mode } : {}),
+    ...(row.family !== null ? { family: row.family } : {}),
   };
 }
 

@@ -21,6 +21,8 @@ interface ProxyCliOptions {
   helperNice: number;
   ejectAfter?: number;
   ejectFor?: number;
+  tokenIn?: boolean;
+  tokenizer?: string;
 }
 
 /** `openforge proxy`: the recording proxy on its own, in front of the user's inference server. */
@@ -46,6 +48,14 @@ export function proxyCommand(): Command {
       '--eject-for <seconds>',
       'with replicas: how long the first time out of routing lasts; each next one, without an answer between, twice as long (default 5, at most 120 or this)',
       positiveSeconds('--eject-for'),
+    )
+    .option(
+      '--token-in',
+      "token-in/token-out: keep each rollout's exact token history and send the engine token ids (vLLM /v1/completions, SGLang /generate); needs --tokenizer, or a sim:…@<family> upstream",
+    )
+    .option(
+      '--tokenizer <dir|family>',
+      "the model's chat template and tokenizer for --token-in: a Hugging Face model folder, or a family name (qwen3, deepseek_v3)",
     )
     .option('--open', 'accept ANY API key or path token as a session, used as its rollout id (quick data collection, no isolation)')
     .option(
@@ -76,6 +86,8 @@ async function serve(options: ProxyCliOptions): Promise<void> {
     sampling: { model: options.model, temperature: options.temperature, maxTokens: options.maxTokens },
     policyModels: options.policyModel,
     tasksDir: options.tasks,
+    tokenIn: options.tokenIn === true,
+    tokenizer: options.tokenizer,
     open: options.open === true,
     adminToken: process.env.OPENFORGE_ADMIN_TOKEN || undefined,
     ejection: ejectionPolicy(options),

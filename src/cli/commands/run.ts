@@ -9,7 +9,10 @@ export function runCommand(): Command {
     .description('run every task of a run.yaml N times in isolated containers and print rewards, pass@k and pass^k')
     .argument('<run.yaml>', 'run config (see envs/claw-basic/run.yaml)')
     .addOption(new Option('--harness <name>', 'override the harness').choices(harnessNames()))
-    .option('--upstream <spec>', 'override model.upstream (and drop model.replicas): sim:oracle | sim:noisy:<p> | an OpenAI-compatible base URL')
+    .option(
+      '--upstream <spec>',
+      'override model.upstream (and drop model.replicas): sim:oracle | sim:noisy:<p>, optionally @<family> (sim:oracle@qwen3) | an OpenAI-compatible base URL',
+    )
     .option('-n, --rollouts-per-task <n>', 'override rollouts_per_task', toInt)
     .option('-c, --concurrency <n>', 'override concurrency', toInt)
     .option('-o, --output <dir>', 'override the output folder')

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadTasks } from '../../config/task.js';
+import { familyNames } from '../../families/registry.js';
 import { formatSimSpec, parseSimSpec } from '../../sim/policies/sim-spec.js';
 import { startSimServer } from '../../sim/server.js';
 import { UserError } from '../../util/errors.js';
@@ -11,6 +12,7 @@ interface SimOptions {
   host: string;
   port: number;
   model?: string;
+  servedModelName?: string;
   tokenDelayMs: number;
   prefillTokensPerS?: number;
   decodeTokensPerS?: number;
@@ -24,7 +26,11 @@ export function simCommand(): Command {
     .option('--tasks <dir>', 'task folder or suite the oracle solves (needed by oracle and noisy)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', toPort, 8000)
-    .option('--model <name>', 'served model id (default sim-<policy>)')
+    .option(
+      '--model <family>',
+      `the real model family whose wire it speaks: ${familyNames().join(' | ')} (default: the built-in ChatML model); the same as @<family> on --policy`,
+    )
+    .option('--served-model-name <name>', 'served model id (default sim-<policy>)')
     .option('--token-delay-ms <ms>', 'pause before each streamed chunk', integerOption('--token-delay-ms'), 0)
     .option(
       '--prefill-tokens-per-s <n>',
@@ -42,7 +48,8 @@ export function simCommand(): Command {
 }
 
 async function serve(options: SimOptions): Promise<void> {
-  const spec = parseSimSpec(options.policy.startsWith('sim:') ? options.policy : `sim:${options.policy}`);
+  const policy = options.policy.startsWith('sim:') ? options.policy : `sim:${options.policy}`;
+  const spec = parseSimSpec(options.model ? `${policy}@${options.model}` : policy);
   if (spec.kind === 'replay') {
     throw new UserError(
       `${formatSimSpec(spec)} needs the answers recorded for rollout ${spec.rolloutId}, which live in a run store that \`openforge sim\` cannot open yet`,
@@ -56,14 +63,14 @@ async function serve(options: SimOptions): Promise<void> {
     tasks,
     host: options.host,
     port: options.port,
-    modelName: options.model,
+    modelName: options.servedModelName,
     tokenDelayMs: options.tokenDelayMs,
     prefillTokensPerSecond: options.prefillTokensPerS,
     decodeTokensPerSecond: options.decodeTokensPerS,
   });
   process.stdout.write(
     `openforge sim serving ${server.url} (simulated model: no real LLM)\n` +
-      `  policy ${formatSimSpec(spec)}, model ${server.model}, ${tasks.length} task(s) from ${options.tasks}\n` +
+      `  policy ${formatSimSpec(spec)}, model ${server.model}, ${spec.family ? `the ${spec.family} family's template, tokenizer and parsers` : 'the built-in ChatML model'}, ${tasks.length} task(s) from ${options.tasks}\n` +
       '  Ctrl-C to stop\n',
   );
   await new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import { STREAM_DONE, UpstreamEventReader } from '../../engine-wire/sse-chunks.js';
 import { errorMessage } from '../../util/errors.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -9,7 +10,7 @@ import type { CallSignal } from './call-cancel.js';
 
 interface Upstream {
   url: string;
-  response: IncomingMessage;
+  response: Readable;
 }
 
 /**

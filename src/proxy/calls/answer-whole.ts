@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import { parseAnswer } from '../../engine-wire/answer-json.js';
 import type { ChatBody } from '../../engine-wire/chat-wire.js';
 import { wholeAnswerTokens } from '../../engine-wire/token-capture.js';
@@ -18,7 +19,7 @@ const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 export async function answerWhole(
   protocol: Endpoint,
   call: AnswerTranslator,
-  upstream: { url: string; response: IncomingMessage },
+  upstream: { url: string; response: Readable },
   res: ServerResponse,
   signal: CallSignal,
   elapsedMs: () => number,

@@ -22,6 +22,7 @@ import { answerBeyondScript, answerScripted, type ScriptCursor } from './scripte
 import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
 import type { UpstreamAnswer, UpstreamPool } from '../upstream/upstream-pool.js';
 import { CallCancel, type CallSignal } from './call-cancel.js';
+import type { TokenInEngine } from '../token-in/token-in-engine.js';
 
 export interface ModelCallDeps {
   pool: UpstreamPool;
@@ -34,6 +35,10 @@ export interface ModelCallDeps {
   turns: TurnBudget;
   scripts: ScriptCursor;
   metrics: ProxyMetrics;
+  /** Token-in/token-out: policy calls go to the engine as token ids (see `TokenInEngine`). */
+  tokenIn: TokenInEngine | undefined;
+  /** The model family of the upstream, when known: recorded with every call. */
+  family: string | null;
 }
 
 /**
@@ -125,6 +130,8 @@ async function finishCall(
   const durationMs = elapsedMs();
   const record = recordedCall({ session, seq: await seq, protocol: protocol.name, call, request, outcome, startedAt, durationMs });
   record.label = callLabel(record.label, record.model, deps.policyModels);
+  record.tokenMode = deps.tokenIn && record.label === 'policy' ? 'token_in' : 'chat';
+  record.family = deps.family;
   deps.metrics.callFinished(record);
   deps.recorder.record(record);
 }
@@ -159,7 +166,10 @@ function forward(
     streamCut: call.streamCut,
   };
   const source = call.upstreamRequestIsBody ? body.bytes : undefined;
-  const sent = deps.pool.postChat(call.upstreamRequest, session, signal, body.bytes && againFrom(protocol, body.bytes), source);
+  const sent =
+    deps.tokenIn && isPolicy
+      ? deps.tokenIn.post(call.upstreamRequest, session, signal)
+      : deps.pool.postChat(call.upstreamRequest, session, signal, body.bytes && againFrom(protocol, body.bytes), source);
   return answerFromUpstream(deps, protocol, translator, sent, res, signal, elapsedMs);
 }
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
@@ -104,7 +105,7 @@ function responseOf(req: http.ClientRequest, signal: CallSignal, timeouts: Upstr
 }
 
 /** Reads a response body to text, giving up after `limit` bytes. */
-export async function readText(response: http.IncomingMessage, limit = 1 << 20): Promise<string> {
+export async function readText(response: Readable, limit = 1 << 20): Promise<string> {
   return (await readBytes(response, limit)).toString('utf8');
 }
 
@@ -112,7 +113,7 @@ export async function readText(response: http.IncomingMessage, limit = 1 << 20):
  * Reads a response body, giving up after `limit` bytes. Plain 'data' events: an async iterator
  * costs a promise and a stream watcher per chunk, on the path of every non-streamed call.
  */
-export function readBytes(response: http.IncomingMessage, limit = 1 << 20): Promise<Buffer> {
+export function readBytes(response: Readable, limit = 1 << 20): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;

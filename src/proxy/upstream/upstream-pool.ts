@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import { ROLLOUT_HEADER, TASK_HEADER } from '../../engine-wire/request-headers.js';
@@ -23,7 +24,7 @@ interface Target {
 
 /** A 2xx answer whose body is still unread, or a final failure status after retries. */
 export type UpstreamAnswer =
-  { ok: true; upstream: string; response: IncomingMessage } | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
+  { ok: true; upstream: string; response: Readable } | { ok: false; upstream: string; status: number; message: string; retryAfter: string | undefined };
 
 /** Told of each failed attempt that is tried again, and of replicas leaving and rejoining routing. */
 export interface UpstreamEvents {

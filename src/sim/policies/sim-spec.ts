@@ -1,12 +1,30 @@
+import { familyNames } from '../../families/registry.js';
 import { UserError } from '../../util/errors.js';
 
 /** Which scripted policy a `sim:` upstream names. */
-export type PolicySpec = { kind: 'oracle' } | { kind: 'noisy'; failureRate: number } | { kind: 'replay'; rolloutId: string };
+export type PolicyKind = { kind: 'oracle' } | { kind: 'noisy'; failureRate: number } | { kind: 'replay'; rolloutId: string };
 
-const ALLOWED = 'sim:oracle, sim:noisy:<p> with 0 ≤ p ≤ 1 (e.g. sim:noisy:0.3), sim:replay:<rollout-id>';
+/** A `sim:` upstream: its policy, and the real model family whose wire it speaks (the built-in ChatML model when absent). */
+export type PolicySpec = PolicyKind & { family?: string };
+
+const ALLOWED = 'sim:oracle, sim:noisy:<p> with 0 ≤ p ≤ 1 (e.g. sim:noisy:0.3), sim:replay:<rollout-id>, each optionally @<family>';
 
 export function parseSimSpec(spec: string): PolicySpec {
-  const [prefix, kind, ...rest] = spec.trim().split(':');
+  const trimmed = spec.trim();
+  const at = trimmed.lastIndexOf('@');
+  const family = at >= 0 ? trimmed.slice(at + 1) : undefined;
+  if (family !== undefined && !familyNames().includes(family)) {
+    throw new UserError(
+      `"${spec}": unknown model family "${family}"`,
+      `use one of: ${familyNames().join(', ')} (e.g. sim:oracle@qwen3), or no @ for the built-in ChatML model`,
+    );
+  }
+  const policy = parsePolicy(at >= 0 ? trimmed.slice(0, at) : trimmed, spec);
+  return family !== undefined ? { ...policy, family } : policy;
+}
+
+function parsePolicy(text: string, spec: string): PolicyKind {
+  const [prefix, kind, ...rest] = text.split(':');
   const argument = rest.join(':');
   if (prefix === 'sim') {
     if (kind === 'oracle' && rest.length === 0) return { kind: 'oracle' };
@@ -21,12 +39,13 @@ export function parseSimSpec(spec: string): PolicySpec {
 }
 
 export function formatSimSpec(spec: PolicySpec): string {
+  const family = spec.family ? `@${spec.family}` : '';
   switch (spec.kind) {
     case 'oracle':
-      return 'sim:oracle';
+      return `sim:oracle${family}`;
     case 'noisy':
-      return `sim:noisy:${spec.failureRate}`;
+      return `sim:noisy:${spec.failureRate}${family}`;
     case 'replay':
-      return `sim:replay:${spec.rolloutId}`;
+      return `sim:replay:${spec.rolloutId}${family}`;
   }
 }

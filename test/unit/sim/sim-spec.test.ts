@@ -30,7 +30,15 @@ describe('parseSimSpec', () => {
   });
 
   it('formats back to the same text', () => {
-    for (const text of ['sim:oracle', 'sim:noisy:0.25', 'sim:replay:r1']) expect(formatSimSpec(parseSimSpec(text))).toBe(text);
+    for (const text of ['sim:oracle', 'sim:noisy:0.25', 'sim:replay:r1', 'sim:oracle@qwen3', 'sim:noisy:0.3@deepseek_v3']) {
+      expect(formatSimSpec(parseSimSpec(text))).toBe(text);
+    }
+  });
+
+  it('reads a real model family after @, and names the families it knows when it does not know one', () => {
+    expect(parseSimSpec('sim:noisy:0.3@qwen3')).toEqual({ kind: 'noisy', failureRate: 0.3, family: 'qwen3' });
+    expect(parseSimSpec('sim:replay:run.t.0.1@deepseek_v3')).toEqual({ kind: 'replay', rolloutId: 'run.t.0.1', family: 'deepseek_v3' });
+    expect(() => parseSimSpec('sim:oracle@llama9')).toThrow(/unknown model family "llama9"[\s\S]*qwen3, deepseek_v3/);
   });
 });
 
