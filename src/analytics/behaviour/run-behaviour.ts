@@ -1,0 +1,36 @@
+import type { RunRecord, Store } from '../../store/store.js';
+import { openRunSource, storedRunConfig, type RunSourceOptions } from '../../trajectory/run-source.js';
+import { behaviourCall } from './behaviour-call.js';
+import type { RunBehaviour } from './behaviour-summary.js';
+import { listedPlanSteps } from './plan-steps.js';
+import { rolloutBehaviour } from './rollout-behaviour.js';
+
+/** Every current rollout of a run with its behaviour, read from the store (and the tasks' plan steps, where their folders are). */
+export async function readRunBehaviour(store: Store, run: RunRecord): Promise<RunBehaviour> {
+  const config = storedRunConfig(run.config);
+  const plans = listedPlanSteps(config.taskPaths);
+  const rollouts = [];
+  for (const r of await store.currentRollouts(run.id)) {
+    const calls = (await store.listCalls(r.id)).map(behaviourCall);
+    rollouts.push(rolloutBehaviour({ ...r, calls, planSteps: plans.get(r.taskId) }));
+  }
+  return {
+    runId: run.id,
+    harness: config.harness || (rollouts[0]?.harness ?? ''),
+    upstream: config.upstream,
+    simulated: config.simulated,
+    k: config.k,
+    passThreshold: config.passThreshold,
+    rollouts,
+  };
+}
+
+/** The behaviour of a run in an output folder (or store file): the latest run unless `runId` names one. A live run reads as a snapshot. */
+export async function runBehaviour(dir: string, options: Pick<RunSourceOptions, 'runId'> = {}): Promise<RunBehaviour> {
+  const source = await openRunSource(dir, { ...options, allowRunning: true });
+  try {
+    return await readRunBehaviour(source.store, source.run);
+  } finally {
+    await source.store.close();
+  }
+}
