@@ -1,4 +1,5 @@
 import type { RolloutRecord } from '../store/store.js';
+import { textTable } from './text-table.js';
 
 export interface TaskSummary {
   taskId: string;
@@ -123,20 +124,12 @@ export function formatSummary(s: RunSummary): string {
       .map(([k, v]) => `${k}×${v}`)
       .join(' ') || '-',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
   const errorText =
     Object.entries(s.errors)
       .map(([k, v]) => `${k}: ${v}`)
       .join(', ') || 'none';
   return [
-    line(header),
-    line(widths.map((w) => '─'.repeat(w))),
-    ...rows.map(line),
+    ...textTable(header, rows),
     '',
     `run ${s.runId} · harness ${s.harness}${s.simulated ? ' · model: SIMULATED (sim upstream, no real LLM)' : ''}`,
     `rollouts ${s.rollouts} · mean reward ${fmt(s.meanReward, 3)} · pass@1 ${fmt(s.passAt1, 3)}${withK ? ` · pass@${s.k} ${fmt(s.passAtK, 3)} · pass^${s.k} ${fmt(s.passHatK, 3)}` : ''}`,

@@ -7,6 +7,8 @@ export type MetricUnit = 'share' | 'count' | 'ms';
 export interface BehaviourMetric {
   key: string;
   label: string;
+  /** The table column's header. */
+  short: string;
   unit: MetricUnit;
   /** The rollout's value; null where the metric does not apply (nothing written, no errors, no plan). */
   of(r: RolloutBehaviour): number | null;
@@ -19,20 +21,21 @@ export const BEHAVIOUR_METRICS: readonly BehaviourMetric[] = [
   {
     key: 'selfVerification',
     label: 'self-verification',
+    short: 'verified',
     unit: 'share',
     higherIsBetter: true,
     of: (r) => (r.selfVerified === null ? null : Number(r.selfVerified)),
   },
-  { key: 'toolCoverage', label: 'tool coverage', unit: 'share', of: (r) => r.toolCoverage },
-  { key: 'planCompletion', label: 'plan completion', unit: 'share', higherIsBetter: true, of: (r) => r.planCompletion },
-  { key: 'errorRecovery', label: 'error recovery', unit: 'share', higherIsBetter: true, of: (r) => r.errorRecovery },
-  { key: 'toolErrors', label: 'tool errors', unit: 'count', higherIsBetter: false, of: (r) => r.toolErrors },
-  { key: 'repeatedCalls', label: 'repeated calls', unit: 'count', higherIsBetter: false, of: (r) => r.repeatedCalls },
-  { key: 'turns', label: 'turns', unit: 'count', of: (r) => r.turns },
-  { key: 'toolCalls', label: 'tool calls', unit: 'count', of: (r) => r.toolCalls },
-  { key: 'promptTokens', label: 'prompt tokens', unit: 'count', of: (r) => r.promptTokens },
-  { key: 'completionTokens', label: 'completion tokens', unit: 'count', of: (r) => r.completionTokens },
-  { key: 'msPerTurn', label: 'time per turn', unit: 'ms', of: (r) => r.msPerTurn },
+  { key: 'toolCoverage', label: 'tool coverage', short: 'coverage', unit: 'share', of: (r) => r.toolCoverage },
+  { key: 'planCompletion', label: 'plan completion', short: 'plan', unit: 'share', higherIsBetter: true, of: (r) => r.planCompletion },
+  { key: 'errorRecovery', label: 'error recovery', short: 'recovery', unit: 'share', higherIsBetter: true, of: (r) => r.errorRecovery },
+  { key: 'toolErrors', label: 'tool errors', short: 'errors', unit: 'count', higherIsBetter: false, of: (r) => r.toolErrors },
+  { key: 'repeatedCalls', label: 'repeated calls', short: 'repeats', unit: 'count', higherIsBetter: false, of: (r) => r.repeatedCalls },
+  { key: 'turns', label: 'turns', short: 'turns', unit: 'count', of: (r) => r.turns },
+  { key: 'toolCalls', label: 'tool calls', short: 'tools', unit: 'count', of: (r) => r.toolCalls },
+  { key: 'promptTokens', label: 'prompt tokens', short: 'prompt tok', unit: 'count', of: (r) => r.promptTokens },
+  { key: 'completionTokens', label: 'completion tokens', short: 'compl tok', unit: 'count', of: (r) => r.completionTokens },
+  { key: 'msPerTurn', label: 'time per turn', short: 'per turn', unit: 'ms', of: (r) => r.msPerTurn },
 ];
 
 /** A metric's value as tables print it: a share with two decimals, a count with one, a time in ms or s. */
