@@ -26,10 +26,10 @@ describe('openforge tasks flaky', () => {
     const res = spawnSync(process.execPath, [CLI, 'tasks', 'flaky', suite, '-n', '3', '--json'], { encoding: 'utf8', timeout: 600_000 });
     expect(res.status, res.stderr).toBe(1); // a flaky task was found
     const verdicts = JSON.parse(res.stdout) as FlakyVerdict[];
-    expect(verdicts.map((v) => [v.taskId, v.flaky])).toEqual([
-      ['create-config-file', false],
-      ['random-grader', true],
-      ['sales-by-region', false],
+    expect(verdicts.map((v) => [v.taskId, v.flaky, v.judged])).toEqual([
+      ['create-config-file', false, true],
+      ['random-grader', true, true],
+      ['sales-by-region', false, true],
     ]);
     for (const id of ['create-config-file', 'sales-by-region'])
       expect(verdicts.find((v) => v.taskId === id)!.rewards).toEqual({ oracle: [1, 1, 1], nop: [0, 0, 0] });

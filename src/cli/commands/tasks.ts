@@ -54,12 +54,17 @@ export function tasksCommand(): Command {
           const rewards = Object.entries(v.rewards)
             .map(([harness, rs]) => `${harness} ${rs.map((r) => (r === null ? '-' : String(Math.round(r * 1000) / 1000))).join(' ')}`)
             .join(' · ');
-          process.stdout.write(`${v.flaky ? 'FLAKY' : 'ok   '}  ${v.taskId.padEnd(32)} ${rewards}${v.notes.length ? `  ${v.notes.join('; ')}` : ''}\n`);
+          process.stdout.write(
+            `${v.flaky ? 'FLAKY' : v.judged ? 'ok   ' : 'n/a  '}  ${v.taskId.padEnd(32)} ${rewards}${v.notes.length ? `  ${v.notes.join('; ')}` : ''}\n`,
+          );
         }
         const flaky = verdicts.filter((v) => v.flaky).length;
-        process.stdout.write(`${flaky} of ${verdicts.length} tasks flaky (${opts.runs} rollouts each with the oracle and with an agent that does nothing)\n`);
+        const unjudged = verdicts.filter((v) => !v.flaky && !v.judged).length;
+        process.stdout.write(
+          `${flaky} of ${verdicts.length} tasks flaky (${opts.runs} rollouts each with the oracle and with an agent that does nothing)${unjudged ? `; ${unjudged} not judged: fewer than two graded rollouts (n/a), run again` : ''}\n`,
+        );
       }
-      if (verdicts.some((v) => v.flaky)) process.exitCode = 1;
+      if (verdicts.some((v) => v.flaky || !v.judged)) process.exitCode = 1;
     });
   addTasksImportCommand(tasks);
   return tasks;

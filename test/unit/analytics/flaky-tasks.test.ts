@@ -23,6 +23,8 @@ describe('flaky task detection', () => {
     const [crashes] = flakyTasks([{ harness: 'oracle', rollouts: rollouts('t', [1, null, 1], 'verifier_failure') }]);
     expect(crashes).toMatchObject({ flaky: true, notes: ['oracle: 2 different outcomes in 3 rollouts (1, no reward (verifier_failure))'] });
     const [sandbox] = flakyTasks([{ harness: 'oracle', rollouts: rollouts('t', [1, null, 1], 'infrastructure') }]);
-    expect(sandbox).toMatchObject({ flaky: false, notes: ['oracle: 1 rollout(s) left out (infrastructure)'] });
+    expect(sandbox).toMatchObject({ flaky: false, judged: true, notes: ['oracle: 1 rollout(s) left out (infrastructure)'] });
+    const [unseen] = flakyTasks([{ harness: 'oracle', rollouts: rollouts('t', [1, null, null], 'infrastructure') }]);
+    expect(unseen).toMatchObject({ flaky: false, judged: false });
   });
 });
