@@ -1,4 +1,5 @@
-import { passAtK, passHatK } from '../run-summary.js';
+import { groupBy, mean } from '../grouping.js';
+import { passRates } from '../run-summary.js';
 import { BEHAVIOUR_METRICS } from './metrics.js';
 import type { RolloutBehaviour } from './rollout-behaviour.js';
 
@@ -73,33 +74,19 @@ export function behaviourGroup(name: string, rollouts: readonly RolloutBehaviour
 
 /** Mean reward over rollouts; pass@1, pass@k and pass^k per task, averaged over tasks (as the run summary does). */
 export function rewardStats(rollouts: readonly Pick<RolloutBehaviour, 'taskId' | 'reward'>[], k: number, passThreshold: number): RewardStats {
-  const perTask = [...groupBy(rollouts, (r) => r.taskId).values()].map((rs) => {
-    const n = rs.length;
-    const c = rs.filter((r) => r.reward !== null && r.reward >= passThreshold).length;
-    const kk = Math.min(k, n);
-    return { passAt1: passAtK(n, c, 1), passAtK: passAtK(n, c, kk), passHatK: passHatK(n, c, kk) };
-  });
-  const average = (values: number[]) => (values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+  const perTask = [...groupBy(rollouts, (r) => r.taskId).values()].map((rs) =>
+    passRates(rs.length, rs.filter((r) => r.reward !== null && r.reward >= passThreshold).length, k),
+  );
   return {
     mean: meanOf(rollouts.map((r) => r.reward)).mean,
-    passAt1: average(perTask.map((t) => t.passAt1)),
-    passAtK: average(perTask.map((t) => t.passAtK)),
-    passHatK: average(perTask.map((t) => t.passHatK)),
+    passAt1: mean(perTask.map((t) => t.passAt1)) ?? 0,
+    passAtK: mean(perTask.map((t) => t.passAtK)) ?? 0,
+    passHatK: mean(perTask.map((t) => t.passHatK)) ?? 0,
   };
 }
 
+/** The mean of the values that are there, and how many those are. */
 export function meanOf(values: readonly (number | null)[]): MetricMean {
   const present = values.filter((v): v is number => v !== null);
-  return { mean: present.length > 0 ? present.reduce((a, b) => a + b, 0) / present.length : null, n: present.length };
-}
-
-export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
+  return { mean: mean(present), n: present.length };
 }

@@ -1,5 +1,6 @@
 import { passAtK, passHatK } from '../run-summary.js';
-import { groupBy, type RunBehaviour } from '../behaviour/behaviour-summary.js';
+import type { RunBehaviour } from '../behaviour/behaviour-summary.js';
+import { groupBy, mean } from '../grouping.js';
 import { BEHAVIOUR_METRICS, type MetricUnit } from '../behaviour/metrics.js';
 import type { RolloutBehaviour } from '../behaviour/rollout-behaviour.js';
 import { bootstrapInterval, DEFAULT_RESAMPLES, type Interval, type Stratum } from './bootstrap.js';
@@ -156,10 +157,6 @@ function comparedQuantities(k: number): Quantity[] {
 
 function values(rollouts: readonly RolloutBehaviour[], of: (r: RolloutBehaviour) => number | null): number[] {
   return rollouts.map(of).filter((v): v is number => v !== null);
-}
-
-function mean(values: readonly number[]): number | null {
-  return values.length > 0 ? values.reduce((x, y) => x + y, 0) / values.length : null;
 }
 
 function outcomeOf(rollouts: readonly RolloutBehaviour[], passThreshold: number): TaskOutcome {

@@ -69,27 +69,22 @@ describe('a failed tool result', () => {
   it("is what the protocol says, else the exit status the harness wrote, else the result's text", () => {
     expect(toolFailed({ callId: 'a', output: 'Exit code 1', isError: false })).toBe(false);
     expect(toolFailed({ callId: 'a', output: 'fine', isError: true })).toBe(true);
-    for (const output of [
-      'Exit code: 2\n',
-      'Process exited with code 1\nOutput:\n',
-      'Output: x\nError: (none)\nExit Code: 1',
-      'x\n\n(Command exited with code 127)',
-    ])
-      expect(toolFailed({ callId: 'a', output }), output).toBe(true);
-    for (const output of [
-      'Exit code: 0\nerror: nothing',
-      'Process exited with code 0',
-      'Output: ok\nError: (none)\nExit Code: 0',
-      'status: ok\n',
-      'error.log\nnotes.txt',
-    ])
-      expect(toolFailed({ callId: 'a', output }), output).toBe(false);
-    for (const output of [
-      'cat: a.txt: No such file or directory\n',
-      'Error: File not found',
-      'bash: foo: command not found',
-      'Traceback (most recent call last):\n',
-    ])
-      expect(toolFailed({ callId: 'a', output }), output).toBe(true);
+    const results: [string, boolean][] = [
+      ['Exit code: 2\n', true],
+      ['Process exited with code 1\nOutput:\n', true],
+      ['Output: x\nError: (none)\nExit Code: 1', true],
+      ['x\n\n(Command exited with code 127)', true],
+      ['Exit code: 0\nerror: nothing', false],
+      ['Process exited with code 0', false],
+      ['Output: ok\nError: (none)\nExit Code: 0', false],
+      ['status: ok\n', false],
+      ['error.log\nnotes.txt', false],
+      // no exit status: the text decides
+      ['cat: a.txt: No such file or directory\n', true],
+      ['Error: File not found', true],
+      ['bash: foo: command not found', true],
+      ['Traceback (most recent call last):\n', true],
+    ];
+    for (const [output, failed] of results) expect(toolFailed({ callId: 'a', output }), output).toBe(failed);
   });
 });
