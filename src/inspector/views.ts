@@ -3,6 +3,7 @@ import type { RecordedCall } from '../records/call.js';
 import { summarize, type RunSummary } from '../analytics/run-summary.js';
 import { readRunBehaviour } from '../analytics/behaviour/run-behaviour.js';
 import { summarizeBehaviour, type BehaviourSummary } from '../analytics/behaviour/behaviour-summary.js';
+import type { RolloutBehaviour } from '../analytics/behaviour/rollout-behaviour.js';
 import { comparisonCharts, runCharts, type Chart } from '../analytics/charts/run-charts.js';
 import { timelineChart } from '../analytics/charts/timeline-chart.js';
 import { compareRuns, type RunComparison } from '../analytics/compare/compare-runs.js';
@@ -89,11 +90,19 @@ export async function runView(folder: RunFolder, runId: string): Promise<RunView
   return { run: info, summary, rollouts: rollouts.map((r) => ({ ...r, calls: counts.get(r.id) ?? 0 })) };
 }
 
+/** The behaviour of the folder's rollouts that have ended, computed once for the inspector's life. */
+const endedRollouts = new WeakMap<RunFolder, Map<string, RolloutBehaviour>>();
+
+function runBehaviourOf(folder: RunFolder, run: RunRecord) {
+  if (!endedRollouts.has(folder)) endedRollouts.set(folder, new Map());
+  return readRunBehaviour(folder.store, run, endedRollouts.get(folder));
+}
+
 /** A run's behaviour per task, harness and overall (docs/behaviour.md), and its charts. */
 export async function behaviourView(folder: RunFolder, runId: string): Promise<{ summary: BehaviourSummary; charts: Chart[] } | undefined> {
   const run = await folder.store.getRun(runId);
   if (!run) return undefined;
-  const summary = summarizeBehaviour(await readRunBehaviour(folder.store, run));
+  const summary = summarizeBehaviour(await runBehaviourOf(folder, run));
   return { summary, charts: runCharts(summary) };
 }
 
@@ -101,7 +110,7 @@ export async function behaviourView(folder: RunFolder, runId: string): Promise<{
 export async function compareView(folder: RunFolder, a: string, b: string): Promise<{ comparison: RunComparison; charts: Chart[] } | string> {
   const [runA, runB] = [await folder.store.getRun(a), await folder.store.getRun(b)];
   if (!runA || !runB) return `no run ${!runA ? a : b} in ${folder.dir}`;
-  const comparison = compareRuns(await readRunBehaviour(folder.store, runA), await readRunBehaviour(folder.store, runB));
+  const comparison = compareRuns(await runBehaviourOf(folder, runA), await runBehaviourOf(folder, runB));
   return { comparison, charts: comparisonCharts(comparison) };
 }
 

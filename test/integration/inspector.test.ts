@@ -255,6 +255,8 @@ describe('charts, the rollout timeline, the compare view and the layout', () => 
     expect(await task('errorRecovery')).toEqual(['']);
     const { charts } = (await (await fetch(`${inspector.url}api/runs/${encodeURIComponent(runId)}/behaviour`)).json()) as { charts: { key: string }[] };
     expect(await page.locator('[data-testid="charts"] svg[data-chart]').count()).toBe(charts.length);
+    await page.getByTestId('charts').scrollIntoViewIfNeeded();
+    await shot(page, 'inspector-charts.png');
 
     await page.goto(`${inspector.url}#/run/${encodeURIComponent(noisyRunId)}`);
     await expect.poll(() => chartPoints(page, 'reward')).toEqual([['create-config-file', '', '0']]);
@@ -278,6 +280,7 @@ describe('charts, the rollout timeline, the compare view and the layout', () => 
       ['create-config-file', 'a', '2'],
       ['create-config-file', 'b', '1'],
     ]);
+    await shot(page, 'inspector-compare.png');
     const reward = page.locator('[data-testid="compare-overall"] tr[data-key="reward"] td');
     expect(await reward.allInnerTexts()).toEqual(['reward', '1.000', '0.000', '-1.000', '[-1.000, -1.000]']);
     const flipped = page.locator('[data-testid="flipped"] tr[data-task="create-config-file"]');
@@ -312,6 +315,7 @@ describe('charts, the rollout timeline, the compare view and the layout', () => 
     }
     const [toolRun] = await marks('tool-run');
     expect(toolRun).toEqual({ name: 'bash', start: first!.end, end: second!.start });
+    await shot(page, 'inspector-timeline.png');
     await page.close();
   }, 60_000);
 

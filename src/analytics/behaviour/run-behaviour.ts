@@ -3,16 +3,30 @@ import { openRunSource, storedRunConfig, type RunSourceOptions } from '../../tra
 import { behaviourCall } from './behaviour-call.js';
 import type { RunBehaviour } from './behaviour-summary.js';
 import { listedPlanSteps } from './plan-steps.js';
-import { rolloutBehaviour } from './rollout-behaviour.js';
+import { rolloutBehaviour, type RolloutBehaviour } from './rollout-behaviour.js';
 
-/** Every current rollout of a run with its behaviour, read from the store (and the tasks' plan steps, where their folders are). */
-export async function readRunBehaviour(store: Store, run: RunRecord): Promise<RunBehaviour> {
+/** Rollout statuses after which nothing of a rollout changes. */
+const ENDED = new Set(['finished', 'error', 'abandoned']);
+
+/**
+ * Every current rollout of a run with its behaviour, read from the store (and the tasks' plan steps, where
+ * their folders are). With `ended`, the behaviour of rollouts that have ended is kept there and read from
+ * there again: a reader that comes back (the inspector) reads each ended rollout's calls once.
+ */
+export async function readRunBehaviour(store: Store, run: RunRecord, ended?: Map<string, RolloutBehaviour>): Promise<RunBehaviour> {
   const config = storedRunConfig(run.config);
   const plans = listedPlanSteps(config.taskPaths);
   const rollouts = [];
   for (const r of await store.currentRollouts(run.id)) {
+    const known = ended?.get(r.id);
+    if (known) {
+      rollouts.push(known);
+      continue;
+    }
     const calls = (await store.listCalls(r.id)).map(behaviourCall);
-    rollouts.push(rolloutBehaviour({ ...r, calls, planSteps: plans.get(r.taskId) }));
+    const behaviour = rolloutBehaviour({ ...r, calls, planSteps: plans.get(r.taskId) });
+    if (ENDED.has(r.status)) ended?.set(r.id, behaviour);
+    rollouts.push(behaviour);
   }
   return {
     runId: run.id,

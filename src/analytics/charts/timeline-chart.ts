@@ -1,3 +1,4 @@
+import { formatMetric } from '../behaviour/metrics.js';
 import type { RolloutTimeline } from '../rollout-timeline.js';
 import { el, escapeXml, LOOK, round } from './svg.js';
 
@@ -77,7 +78,10 @@ export function timelineChart(t: RolloutTimeline): string {
     ].join(''),
   );
   const laneLabels = ['phases', 'model calls', 'tool runs'].map((name, i) => el('text', { x: 0, y: lane(i) + 15, ...LOOK.text }, name));
-  const height = axisY + 22;
+  // every phase's time in words, the short ones too narrow to label in their lane among them
+  const durations = t.phases.map((p) => `${p.name} ${formatMetric('ms', p.end - p.start)}`).join(' · ');
+  const legend = el('text', { x: LANE_W, y: axisY + 34, class: 'durations', ...LOOK.muted }, escapeXml(durations));
+  const height = axisY + 42;
   return el(
     'svg',
     { class: 'chart timeline', 'data-chart': 'timeline', viewBox: `0 0 ${WIDTH} ${height}`, width: '100%', role: 'img', 'aria-label': 'rollout timeline' },
@@ -87,6 +91,7 @@ export function timelineChart(t: RolloutTimeline): string {
     ...tools,
     el('line', { x1: LANE_W, y1: axisY, x2: LANE_W + PLOT_W, y2: axisY, ...LOOK.axis }),
     ...ticks,
+    legend,
   );
 }
 

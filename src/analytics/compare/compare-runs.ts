@@ -73,10 +73,8 @@ interface Quantity {
   higherIsBetter?: boolean;
   /** The rollout's value; a pass is judged by its own run's threshold. */
   of(r: RolloutBehaviour, passThreshold: number): number | null;
-  /** The value of one task's rollout values (the mean, unless it is pass@k or pass^k). */
+  /** The value of one task's rollout values (the mean, unless it is pass@k or pass^k); null without values. */
   perTask(values: readonly number[]): number | null;
-  /** Over tasks: pooled over rollouts (means), or the mean of per-task values (pass@k, pass^k). */
-  pooled: boolean;
 }
 
 /**
@@ -96,20 +94,27 @@ export function compareRuns(a: RunBehaviour, b: RunBehaviour, options: CompareOp
 
   const compare = (q: Quantity, groups: { a: RolloutBehaviour[]; b: RolloutBehaviour[] }[], stream: string): ComparedValue => {
     const strata = groups.map((g) => ({ a: values(g.a, (r) => q.of(r, a.passThreshold)), b: values(g.b, (r) => q.of(r, b.passThreshold)) }));
-    const side = (v: readonly number[][]) => (q.pooled ? mean(v.flat()) : mean(v.map((task) => q.perTask(task)).filter((x): x is number => x !== null)));
-    const diff = (va: readonly number[][], vb: readonly number[][]) => {
-      const [x, y] = [side(va), side(vb)];
-      return x === null || y === null ? null : y - x;
+    // the mean of the per-task values over the tasks where both runs have one: like is compared with like
+    const sides = (va: readonly number[][], vb: readonly number[][]) => {
+      const pairs = va.map((x, i) => [q.perTask(x), q.perTask(vb[i]!)]).filter((p): p is [number, number] => p[0] !== null && p[1] !== null);
+      return pairs.length > 0 ? { a: mean(pairs.map((p) => p[0]))!, b: mean(pairs.map((p) => p[1]))! } : null;
     };
-    const [valueA, valueB] = [side(strata.map((s) => [...s.a])), side(strata.map((s) => [...s.b]))];
+    const diff = (va: readonly number[][], vb: readonly number[][]) => {
+      const both = sides(va, vb);
+      return both && both.b - both.a;
+    };
+    const both = sides(
+      strata.map((s) => [...s.a]),
+      strata.map((s) => [...s.b]),
+    );
     return {
       key: q.key,
       label: q.label,
       unit: q.unit,
       higherIsBetter: q.higherIsBetter,
-      a: valueA,
-      b: valueB,
-      diff: valueA === null || valueB === null ? null : valueB - valueA,
+      a: both?.a ?? null,
+      b: both?.b ?? null,
+      diff: both && both.b - both.a,
       interval: interval(strata, diff, `${stream}/${q.key}`),
     };
   };
@@ -139,19 +144,18 @@ export function compareRuns(a: RunBehaviour, b: RunBehaviour, options: CompareOp
 
 function comparedQuantities(k: number): Quantity[] {
   const passed = (r: RolloutBehaviour, passThreshold: number) => (r.reward !== null && r.reward >= passThreshold ? 1 : 0);
-  const meanOfTask = (v: readonly number[]) => mean(v);
   const passStat = (estimator: typeof passAtK) => (v: readonly number[]) =>
     v.length === 0 ? null : estimator(v.length, v.filter((x) => x === 1).length, Math.min(k, v.length));
   return [
-    { key: 'reward', label: 'reward', unit: 'reward', higherIsBetter: true, of: (r) => r.reward, perTask: meanOfTask, pooled: true },
-    { key: 'passAt1', label: 'pass@1', unit: 'reward', higherIsBetter: true, of: passed, perTask: meanOfTask, pooled: false },
+    { key: 'reward', label: 'reward', unit: 'reward', higherIsBetter: true, of: (r) => r.reward, perTask: mean },
+    { key: 'passAt1', label: 'pass@1', unit: 'reward', higherIsBetter: true, of: passed, perTask: mean },
     ...(k > 1
       ? [
-          { key: 'passAtK', label: `pass@${k}`, unit: 'reward' as const, higherIsBetter: true, of: passed, perTask: passStat(passAtK), pooled: false },
-          { key: 'passHatK', label: `pass^${k}`, unit: 'reward' as const, higherIsBetter: true, of: passed, perTask: passStat(passHatK), pooled: false },
+          { key: 'passAtK', label: `pass@${k}`, unit: 'reward' as const, higherIsBetter: true, of: passed, perTask: passStat(passAtK) },
+          { key: 'passHatK', label: `pass^${k}`, unit: 'reward' as const, higherIsBetter: true, of: passed, perTask: passStat(passHatK) },
         ]
       : []),
-    ...BEHAVIOUR_METRICS.map((m) => ({ ...m, of: (r: RolloutBehaviour) => m.of(r), perTask: meanOfTask, pooled: true })),
+    ...BEHAVIOUR_METRICS.map((m) => ({ ...m, of: (r: RolloutBehaviour) => m.of(r), perTask: mean })),
   ];
 }
 

@@ -84,8 +84,9 @@ async function showRuns(token) {
 }
 
 // ── one run ──────────────────────────────────────────────────────────
-// Charts are built from every call of the run: fetched again only when more rollouts have ended.
-const runCharts = { runId: null, ended: -1, charts: null };
+// Charts are built from every call of the run: fetched again when more rollouts have ended, at most every
+// 10 s while the run goes on.
+const runCharts = { runId: null, ended: -1, charts: null, at: 0 };
 
 async function showRun(token, runId) {
   const { run, summary, rollouts } = await api(`/api/runs/${enc(runId)}`);
@@ -93,9 +94,10 @@ async function showRun(token, runId) {
   where.textContent = run.id;
   const k = run.k;
   const ended = rollouts.filter((r) => !isLive(r.status)).length;
-  if (runCharts.runId !== runId || runCharts.ended !== ended) {
+  const live = run.status === 'running' || rollouts.some((r) => isLive(r.status));
+  if (runCharts.runId !== runId || (runCharts.ended !== ended && (!live || Date.now() - runCharts.at > 10_000))) {
     const { charts } = await api(`/api/runs/${enc(runId)}/behaviour`);
-    Object.assign(runCharts, { runId, ended, charts });
+    Object.assign(runCharts, { runId, ended, charts, at: Date.now() });
   }
   if (token !== routeToken) return;
   const others = runs.filter((r) => r.id !== run.id);
@@ -192,7 +194,7 @@ async function showRun(token, runId) {
       ),
     ),
   );
-  schedule(token, () => showRun(token, runId), run.status === 'running' || rollouts.some((r) => isLive(r.status)));
+  schedule(token, () => showRun(token, runId), live);
 }
 
 /** SVG charts the server drew (src/analytics/charts), in a wrapping grid. */

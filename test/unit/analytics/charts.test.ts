@@ -113,5 +113,6 @@ describe('a rollout timeline', () => {
     expect(marks.filter((m) => m[0] === 'tool-run')).toHaveLength(4);
     const agent = marks.find((m) => m[2] === 'agent')!;
     expect(Number(agent[4]) - Number(agent[3])).toBe(fixture.phases.agent);
+    expect(svg).toContain(`agent ${(fixture.phases.agent! / 1000).toFixed(2)} s`);
   });
 });

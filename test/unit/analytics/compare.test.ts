@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RunBehaviour } from '../../../src/analytics/behaviour/behaviour-summary.js';
+import { rolloutBehaviour, type RolloutBehaviour } from '../../../src/analytics/behaviour/rollout-behaviour.js';
 import { runBehaviour } from '../../../src/analytics/behaviour/run-behaviour.js';
 import { bootstrapInterval } from '../../../src/analytics/compare/bootstrap.js';
 import { compareRuns, rolloutUrl, type RunComparison } from '../../../src/analytics/compare/compare-runs.js';
@@ -39,6 +41,32 @@ describe('the bootstrap interval', () => {
   it('is undefined where a side has no values', () => {
     const diff = (a: readonly number[][], b: readonly number[][]) => (a.flat().length && b.flat().length ? meanDiff(a, b) : null);
     expect(bootstrapInterval([{ a: [], b: [1] }], diff, { seed: 1, stream: 's' })).toBeNull();
+  });
+});
+
+describe('a comparison over tasks', () => {
+  const rollout = (taskId: string, reward: number, selfVerified: boolean | null): RolloutBehaviour => ({
+    ...rolloutBehaviour({ id: `${taskId}.${reward}`, taskId, harness: 'h', reward, rewardDetails: null, phases: {}, calls: [] }),
+    selfVerified,
+  });
+  const run = (runId: string, rollouts: RolloutBehaviour[]): RunBehaviour => ({
+    runId,
+    harness: 'h',
+    upstream: 'sim:oracle',
+    simulated: true,
+    k: 2,
+    passThreshold: 1,
+    rollouts,
+  });
+
+  it('averages per-task values over the tasks where both runs have one', () => {
+    // B's rollouts that wrote nothing leave task y without a value: y is left out of both sides
+    const a = run('a', [rollout('x', 1, true), rollout('x', 1, true), rollout('y', 1, false), rollout('y', 1, false)]);
+    const b = run('b', [rollout('x', 1, true), rollout('x', 0, null), rollout('y', 0, null), rollout('y', 0, null)]);
+    const c = compareRuns(a, b);
+    expect(c.overall.find((v) => v.key === 'selfVerification')).toMatchObject({ a: 1, b: 1, diff: 0 });
+    expect(c.overall.find((v) => v.key === 'reward')).toMatchObject({ a: 1, b: 0.25, diff: -0.75 });
+    expect(c.overall.find((v) => v.key === 'passHatK')).toMatchObject({ label: 'pass^2', a: 1, b: 0 });
   });
 });
 
