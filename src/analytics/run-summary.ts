@@ -1,4 +1,6 @@
 import type { RolloutRecord } from '../store/store.js';
+import { groupBy, mean } from './grouping.js';
+import { textTable } from './text-table.js';
 
 export interface TaskSummary {
   taskId: string;
@@ -49,16 +51,17 @@ export function passHatK(n: number, c: number, k: number): number {
   return choose(c, k) / choose(n, k);
 }
 
-function mean(values: number[]): number | null {
-  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+/** pass@1, pass@k and pass^k of one task's n rollouts of which c passed (k at most n). */
+export function passRates(n: number, c: number, k: number): { passAt1: number; passAtK: number; passHatK: number } {
+  const kk = Math.min(k, n);
+  return { passAt1: passAtK(n, c, 1), passAtK: passAtK(n, c, kk), passHatK: passHatK(n, c, kk) };
 }
 
 export function summarize(
   rollouts: RolloutRecord[],
   opts: { runId: string; harness: string; k: number; passThreshold: number; simulated: boolean; wallTimeSec: number },
 ): RunSummary {
-  const byTask = new Map<string, RolloutRecord[]>();
-  for (const r of rollouts) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
+  const byTask = groupBy(rollouts, (r) => r.taskId);
   const errors: Record<string, number> = {};
   const tasks: TaskSummary[] = [...byTask.entries()].map(([taskId, rs]) => {
     rs.sort((a, b) => a.sampleIndex - b.sampleIndex);
@@ -71,17 +74,13 @@ export function summarize(
         errors[r.errorType] = (errors[r.errorType] ?? 0) + 1;
       }
     }
-    const n = rs.length;
-    const k = Math.min(opts.k, n);
     return {
       taskId,
-      n,
+      n: rs.length,
       rewards,
       meanReward: mean(rewards.filter((x): x is number => x !== null)),
       passes,
-      passAt1: passAtK(n, passes, 1),
-      passAtK: passAtK(n, passes, k),
-      passHatK: passHatK(n, passes, k),
+      ...passRates(rs.length, passes, opts.k),
       errors: taskErrors,
     };
   });
@@ -123,20 +122,12 @@ export function formatSummary(s: RunSummary): string {
       .map(([k, v]) => `${k}×${v}`)
       .join(' ') || '-',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
   const errorText =
     Object.entries(s.errors)
       .map(([k, v]) => `${k}: ${v}`)
       .join(', ') || 'none';
   return [
-    line(header),
-    line(widths.map((w) => '─'.repeat(w))),
-    ...rows.map(line),
+    ...textTable(header, rows),
     '',
     `run ${s.runId} · harness ${s.harness}${s.simulated ? ' · model: SIMULATED (sim upstream, no real LLM)' : ''}`,
     `rollouts ${s.rollouts} · mean reward ${fmt(s.meanReward, 3)} · pass@1 ${fmt(s.passAt1, 3)}${withK ? ` · pass@${s.k} ${fmt(s.passAtK, 3)} · pass^${s.k} ${fmt(s.passHatK, 3)}` : ''}`,

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.js')).serveCommand(),
   export: async () => (await import('./commands/export.js')).exportCommand(),
   stats: async () => (await import('./commands/stats.js')).statsCommand(),
+  compare: async () => (await import('./commands/compare.js')).compareCommand(),
   inspect: async () => (await import('./commands/inspect.js')).inspectCommand(),
   debug: async () => (await import('./commands/debug.js')).debugCommand(),
   shell: async () => (await import('./commands/shell.js')).shellCommand(),

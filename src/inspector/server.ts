@@ -11,7 +11,7 @@ import { packageRoot } from '../util/paths.js';
 import { readArtifact } from './artifacts.js';
 import { JobRunner } from './jobs.js';
 import { artifactsDir, type RunFolder } from './run-folder.js';
-import { callView, rolloutView, runsView, runView } from './views.js';
+import { behaviourView, callView, compareView, rolloutView, runsView, runView } from './views.js';
 
 export interface InspectorOptions {
   folder: RunFolder;
@@ -75,6 +75,15 @@ export function buildInspectorApp(options: InspectorOptions): { app: FastifyInst
   app.get('/api/runs', async () => runsView(folder));
   app.get<{ Params: { id: string } }>('/api/runs/:id', async (req, reply) => {
     return (await runView(folder, req.params.id)) ?? reply.code(404).send(error(`no run ${req.params.id} in ${folder.dir}`));
+  });
+  app.get<{ Params: { id: string } }>('/api/runs/:id/behaviour', async (req, reply) => {
+    return (await behaviourView(folder, req.params.id)) ?? reply.code(404).send(error(`no run ${req.params.id} in ${folder.dir}`));
+  });
+  app.get<{ Querystring: { a?: string; b?: string } }>('/api/compare', async (req, reply) => {
+    const { a, b } = req.query;
+    if (!a || !b) return reply.code(400).send(error('compare needs two runs: /api/compare?a=<run id>&b=<run id>'));
+    const view = await compareView(folder, a, b);
+    return typeof view === 'string' ? reply.code(404).send(error(view)) : view;
   });
   app.get<{ Params: { id: string } }>('/api/rollouts/:id', async (req, reply) => {
     return (await rolloutView(folder, req.params.id)) ?? reply.code(404).send(error(`no rollout ${req.params.id} in ${folder.dir}`));

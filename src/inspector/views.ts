@@ -1,6 +1,13 @@
 import type { RolloutRecord, RunRecord } from '../store/store.js';
 import type { RecordedCall } from '../records/call.js';
 import { summarize, type RunSummary } from '../analytics/run-summary.js';
+import { readRunBehaviour } from '../analytics/behaviour/run-behaviour.js';
+import { summarizeBehaviour, type BehaviourSummary } from '../analytics/behaviour/behaviour-summary.js';
+import type { RolloutBehaviour } from '../analytics/behaviour/rollout-behaviour.js';
+import { comparisonCharts, runCharts, type Chart } from '../analytics/charts/run-charts.js';
+import { timelineChart } from '../analytics/charts/timeline-chart.js';
+import { compareRuns, type RunComparison } from '../analytics/compare/compare-runs.js';
+import { rolloutTimeline, type RolloutTimeline } from '../analytics/rollout-timeline.js';
 import { listArtifacts, type ArtifactFile } from './artifacts.js';
 import type { AnswerView } from '../proxy/protocols/types.js';
 import { protocolRecords } from '../proxy/protocols/registry.js';
@@ -83,6 +90,30 @@ export async function runView(folder: RunFolder, runId: string): Promise<RunView
   return { run: info, summary, rollouts: rollouts.map((r) => ({ ...r, calls: counts.get(r.id) ?? 0 })) };
 }
 
+/** The behaviour of the folder's rollouts that have ended, computed once for the inspector's life. */
+const endedRollouts = new WeakMap<RunFolder, Map<string, RolloutBehaviour>>();
+
+function runBehaviourOf(folder: RunFolder, run: RunRecord) {
+  if (!endedRollouts.has(folder)) endedRollouts.set(folder, new Map());
+  return readRunBehaviour(folder.store, run, endedRollouts.get(folder));
+}
+
+/** A run's behaviour per task, harness and overall (docs/behaviour.md), and its charts. */
+export async function behaviourView(folder: RunFolder, runId: string): Promise<{ summary: BehaviourSummary; charts: Chart[] } | undefined> {
+  const run = await folder.store.getRun(runId);
+  if (!run) return undefined;
+  const summary = summarizeBehaviour(await runBehaviourOf(folder, run));
+  return { summary, charts: runCharts(summary) };
+}
+
+/** Two runs of the folder compared (rollout links relative: this inspector serves both), and the comparison's paired-bar charts. */
+export async function compareView(folder: RunFolder, a: string, b: string): Promise<{ comparison: RunComparison; charts: Chart[] } | string> {
+  const [runA, runB] = [await folder.store.getRun(a), await folder.store.getRun(b)];
+  if (!runA || !runB) return `no run ${!runA ? a : b} in ${folder.dir}`;
+  const comparison = compareRuns(await runBehaviourOf(folder, runA), await runBehaviourOf(folder, runB));
+  return { comparison, charts: comparisonCharts(comparison) };
+}
+
 /** What both the rollout page's list and the call page show of a call. */
 export type CallSummary = Pick<RecordedCall, 'seq' | 'label' | 'protocol' | 'model' | 'status' | 'error' | 'durationMs' | 'ttfbMs' | 'finishReason'> & {
   answer: AnswerView;
@@ -108,6 +139,8 @@ export interface RolloutView {
   calls: CallRow[];
   events: { ts: number; kind: string; message: string }[];
   children: RolloutRecord[];
+  /** Where its phases, calls and tool runs lie in time, and that drawn as SVG. */
+  timeline: RolloutTimeline & { svg: string };
   /** The noVNC live view of a browser environment, when the rollout recorded one (an event of kind `live_view` whose message is the URL). */
   liveViewUrl: string | null;
 }
@@ -121,6 +154,7 @@ export async function rolloutView(folder: RunFolder, rolloutId: string): Promise
   const events = await folder.store.listEvents(rolloutId);
   const dir = artifactsDir(folder.dir, rollout);
   const liveView = [...events].reverse().find((e) => e.kind === 'live_view');
+  const timeline = rolloutTimeline(rollout, events, calls);
   return {
     rollout,
     run: runInfo(run),
@@ -135,6 +169,7 @@ export async function rolloutView(folder: RunFolder, rolloutId: string): Promise
     })),
     events,
     children: await folder.store.childrenOf(rolloutId),
+    timeline: { ...timeline, svg: timelineChart(timeline) },
     liveViewUrl: liveView && /^https?:\/\//.test(liveView.message) ? liveView.message : null,
   };
 }

@@ -20,24 +20,8 @@ export interface TaskValidation {
 export async function validateTasks(target: string, opts: { concurrency?: number; signal?: AbortSignal } & RunEvents = {}): Promise<TaskValidation[]> {
   const outputDir = mkdtempSync(path.join(os.tmpdir(), 'openforge-validate-'));
   try {
-    const run = (harness: 'oracle' | 'nop') =>
-      executeRun(
-        resolveRunConfig(
-          {
-            tasks: path.resolve(target),
-            harness,
-            network: 'none',
-            rollouts_per_task: 1,
-            concurrency: opts.concurrency ?? 4,
-            output: outputDir,
-            retries: { infrastructure: 1 },
-          },
-          path.join(process.cwd(), `validate-${harness}.yaml`),
-        ),
-        { ...opts, fresh: true },
-      );
-    const oracle = await run('oracle');
-    const nop = await run('nop');
+    const oracle = await referenceRun(target, 'oracle', { ...opts, rolloutsPerTask: 1, outputDir });
+    const nop = await referenceRun(target, 'nop', { ...opts, rolloutsPerTask: 1, outputDir });
     const rewardOf = (s: RunSummary, id: string) => s.tasks.find((t) => t.taskId === id);
     return oracle.tasks.map((t) => {
       const o = rewardOf(oracle, t.taskId);
@@ -52,6 +36,35 @@ export async function validateTasks(target: string, opts: { concurrency?: number
   } finally {
     rmSync(outputDir, { recursive: true, force: true });
   }
+}
+
+/** The harnesses whose answers never change: Harbor's oracle (the reference solution) and an agent that does nothing. */
+export type ReferenceHarness = 'oracle' | 'nop';
+
+export interface ReferenceRunOptions extends RunEvents {
+  rolloutsPerTask: number;
+  outputDir: string;
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+/** Every task of `target` run `rolloutsPerTask` times by a harness that needs no model, cut off from any network. */
+export function referenceRun(target: string, harness: ReferenceHarness, opts: ReferenceRunOptions): Promise<RunSummary> {
+  return executeRun(
+    resolveRunConfig(
+      {
+        tasks: path.resolve(target),
+        harness,
+        network: 'none',
+        rollouts_per_task: opts.rolloutsPerTask,
+        concurrency: opts.concurrency ?? 4,
+        output: opts.outputDir,
+        retries: { infrastructure: 1 },
+      },
+      path.join(process.cwd(), `reference-${harness}.yaml`),
+    ),
+    { ...opts, fresh: true },
+  );
 }
 
 function errorText(errors: Record<string, number> | undefined): string {

@@ -14,6 +14,8 @@ export const samplesForService: SampleBuilder = async (store, rolloutId, meta) =
     dir: path.dirname(store.file),
     run,
     rollouts: [rollout],
+    upstream: '',
+    taskPaths: [],
     simulated: meta.simulated,
     k: 1,
     passThreshold: 1,

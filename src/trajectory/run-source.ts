@@ -1,20 +1,16 @@
+import path from 'node:path';
 import { locateStore } from '../store/store-location.js';
 import { liveLockHolder } from '../store/store-lock.js';
 import { Store, type RolloutRecord, type RunRecord } from '../store/store.js';
 import { UserError, errorMessage } from '../util/errors.js';
 
-export interface RunSource {
+export interface RunSource extends StoredRunConfig {
   store: Store;
   /** The output folder holding the store. */
   dir: string;
   run: RunRecord;
   /** The latest attempt of every (task, sample) slot. */
   rollouts: RolloutRecord[];
-  simulated: boolean;
-  /** From the run config: rollouts per task (k of pass@k) and the reward that counts as a pass. */
-  k: number;
-  passThreshold: number;
-  harness: string;
   /** The run is marked running but no live process holds its folder: it was interrupted. */
   interrupted: boolean;
 }
@@ -53,16 +49,13 @@ export async function openRunSource(dir: string, options: RunSourceOptions = {})
         'wait for it to finish, or pass --allow-running to read what is recorded so far',
       );
     }
-    const config = runConfig(run.config);
+    const config = storedRunConfig(run.config);
     return {
       store,
       dir: located.dir,
       run,
       rollouts: await store.currentRollouts(run.id),
-      simulated: config.upstream?.startsWith('sim:') ?? false,
-      k: config.k ?? 1,
-      passThreshold: config.passThreshold ?? 1,
-      harness: config.harness ?? '',
+      ...config,
       interrupted: run.status === 'running' && !lockHolder,
     };
   } catch (err) {
@@ -71,14 +64,33 @@ export async function openRunSource(dir: string, options: RunSourceOptions = {})
   }
 }
 
-/** What the trajectory tools need from the stored run config (`{hash, config, file}` as `executeRun` writes it). */
-function runConfig(stored: unknown): { upstream?: string; k?: number; passThreshold?: number; harness?: string } {
-  const config = (stored as { config?: Record<string, unknown> } | null)?.config;
+/** What readers of a run need from its stored config, defaults filled in. */
+export interface StoredRunConfig {
+  /** The model upstream (`sim:oracle`, a URL); '' when the config names none. */
+  upstream: string;
+  simulated: boolean;
+  /** Rollouts per task (the k of pass@k). */
+  k: number;
+  /** The reward that counts as a pass. */
+  passThreshold: number;
+  harness: string;
+  /** The run's task folders, absolute; they may no longer exist where the run is read. */
+  taskPaths: string[];
+}
+
+/** Reads a run's stored config (`{hash, config, file}` as `executeRun` writes it; a standalone proxy's holds less). */
+export function storedRunConfig(stored: unknown): StoredRunConfig {
+  const { config, file } = (stored ?? {}) as { config?: Record<string, unknown>; file?: unknown };
   const model = config?.model as { upstream?: unknown } | undefined;
+  const upstream = typeof model?.upstream === 'string' ? model.upstream : '';
+  const tasks = Array.isArray(config?.tasks) ? config.tasks : [config?.tasks];
+  const base = typeof file === 'string' ? path.dirname(file) : undefined;
   return {
-    upstream: typeof model?.upstream === 'string' ? model.upstream : undefined,
-    k: typeof config?.rollouts_per_task === 'number' ? config.rollouts_per_task : undefined,
-    passThreshold: typeof config?.pass_threshold === 'number' ? config.pass_threshold : undefined,
-    harness: typeof config?.harness === 'string' ? config.harness : undefined,
+    upstream,
+    simulated: upstream.startsWith('sim:'),
+    k: typeof config?.rollouts_per_task === 'number' ? config.rollouts_per_task : 1,
+    passThreshold: typeof config?.pass_threshold === 'number' ? config.pass_threshold : 1,
+    harness: typeof config?.harness === 'string' ? config.harness : '',
+    taskPaths: base ? tasks.filter((t): t is string => typeof t === 'string').map((t) => path.resolve(base, t)) : [],
   };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { resolveRunConfig } from '../../src/config/run.js';
 import { executeRun, STORE_FILE } from '../../src/rollout/run.js';
 import type { RunSummary } from '../../src/analytics/run-summary.js';
+import { protocolRecords } from '../../src/proxy/protocols/registry.js';
 import { Store } from '../../src/store/store.js';
 import type { RecordedCall } from '../../src/records/call.js';
 
@@ -91,18 +92,13 @@ export function explain(r: HarnessRolloutRecord): string {
   return `${r.taskId}: reward ${r.reward}, ${r.errorType ?? 'no error'} ${r.errorMessage ?? ''}\n${failed.join('\n')}\n--- agent stderr\n${read('agent/stderr.txt')}\n--- agent stdout\n${read('agent/stdout.txt')}`;
 }
 
-/** The tool calls the harness received, by tool name, whatever protocol it speaks. */
+/** The tool calls the harness received, by tool name, read through each call's protocol records. */
 export function toolNamesCalled(calls: RecordedCall[]): string[] {
-  return calls.flatMap((c) => {
-    const r = c.response as Record<string, unknown> | null;
-    if (!r) return [];
-    if (c.protocol === 'responses')
-      return ((r.output ?? []) as { type: string; name?: string }[]).filter((o) => o.type === 'function_call').map((o) => o.name ?? '');
-    if (c.protocol === 'anthropic')
-      return ((r.content ?? []) as { type: string; name?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.name ?? '');
-    const choices = (r.choices ?? []) as { message?: { tool_calls?: { function?: { name?: string } }[] } }[];
-    return choices.flatMap((ch) => (ch.message?.tool_calls ?? []).map((t) => t.function?.name ?? ''));
-  });
+  return calls.flatMap((c) =>
+    protocolRecords(c.protocol)
+      .answerView(c.response)
+      .toolCalls.map((t) => t.name),
+  );
 }
 
 function walk(dir: string): string[] {

@@ -36,6 +36,8 @@ let folder: RunFolder;
 let inspector: Inspector;
 let runId: string;
 let rolloutIds: string[];
+/** The same task under sim:noisy:1: every rollout gives up at once (reward 0, one turn, no tool call). */
+let noisyRunId: string;
 
 async function shot(page: Page, name: string): Promise<void> {
   if (!SHOTS) return;
@@ -57,6 +59,14 @@ beforeAll(async () => {
   const summary = await executeRun(loaded);
   expect(summary.tasks[0]!.rewards).toEqual([1, 1]);
   runId = summary.runId;
+  const noisy = await executeRun(
+    resolveRunConfig(
+      { tasks: TASK, harness: 'forge-agent', model: { upstream: 'sim:noisy:1' }, rollouts_per_task: 2, concurrency: 2, output },
+      path.join(output, 'run.yaml'),
+    ),
+  );
+  expect(noisy.tasks[0]!.rewards).toEqual([0, 0]);
+  noisyRunId = noisy.runId;
   folder = await openRunFolder(output);
   rolloutIds = (await folder.store.currentRollouts(runId)).map((r) => r.id);
   inspector = await startInspector({ folder });
@@ -67,6 +77,132 @@ afterAll(async () => {
   await browser?.close();
   await inspector?.close();
   await folder?.store.close();
+});
+
+/** The data points a chart on the page carries: label, side (paired bars) and value of each bar. */
+function chartPoints(page: Page, key: string): Promise<string[][]> {
+  return page
+    .locator(`svg[data-chart="${key}"] g.point`)
+    .evaluateAll((points) => points.map((p) => [p.getAttribute('data-label')!, p.getAttribute('data-side') ?? '', p.getAttribute('data-value')!]));
+}
+
+/**
+ * Tables wider than the panel they sit in, and cells whose content is cut: each as "<table> <what>". A table
+ * must end inside its section, panel or page, and the page must not scroll sideways.
+ */
+function overflowingTables(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) problems.push(`page ${document.documentElement.scrollWidth} px wide`);
+    document.querySelectorAll('table').forEach((table, i) => {
+      const name = table.getAttribute('data-testid') ?? `table ${i}`;
+      const panel = table.parentElement!.closest('section, .panel, details, main')!;
+      const [t, p] = [table.getBoundingClientRect(), panel.getBoundingClientRect()];
+      if (t.right > p.right + 0.5) problems.push(`${name} ends at ${t.right}, its panel at ${p.right}`);
+      table.querySelectorAll('td, th').forEach((cell) => {
+        if (cell.scrollWidth > cell.clientWidth + 1) problems.push(`${name}: a cell cut (${cell.textContent!.slice(0, 30)})`);
+        if (cell.getBoundingClientRect().right > p.right + 0.5) problems.push(`${name}: a cell past the panel (${cell.textContent!.slice(0, 30)})`);
+      });
+    });
+    return problems;
+  });
+}
+
+describe('charts, the rollout timeline, the compare view and the layout', () => {
+  it("charts the run's reward and behaviour per task", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${inspector.url}#/run/${encodeURIComponent(runId)}`);
+    await expect.poll(() => chartPoints(page, 'reward')).toEqual([['create-config-file', '', '1']]);
+    // the oracle runs the task's one solution step: two turns, one tool call, no error, nothing repeated
+    expect(await chartPoints(page, 'turns')).toEqual([['create-config-file', '', '2']]);
+    expect(await chartPoints(page, 'toolCalls')).toEqual([['create-config-file', '', '1']]);
+    expect(await chartPoints(page, 'toolErrors')).toEqual([['create-config-file', '', '0']]);
+    expect(await chartPoints(page, 'repeatedCalls')).toEqual([['create-config-file', '', '0']]);
+    expect(await chartPoints(page, 'errorRecovery')).toEqual([['create-config-file', '', '']]);
+    const { charts } = (await (await fetch(`${inspector.url}api/runs/${encodeURIComponent(runId)}/behaviour`)).json()) as { charts: { key: string }[] };
+    expect(await page.locator('[data-testid="charts"] svg[data-chart]').count()).toBe(charts.length);
+    await page.getByTestId('charts').scrollIntoViewIfNeeded();
+    await shot(page, 'inspector-charts.png');
+
+    await page.goto(`${inspector.url}#/run/${encodeURIComponent(noisyRunId)}`);
+    await expect.poll(() => chartPoints(page, 'reward')).toEqual([['create-config-file', '', '0']]);
+    expect(await chartPoints(page, 'turns')).toEqual([['create-config-file', '', '1']]);
+    expect(await chartPoints(page, 'toolCalls')).toEqual([['create-config-file', '', '0']]);
+    await page.close();
+  }, 60_000);
+
+  it('compares two runs as paired bars, with the flipped task linked to its rollouts', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${inspector.url}#/run/${encodeURIComponent(runId)}`);
+    await page.getByTestId('compare-with').selectOption(noisyRunId);
+    await page.getByTestId('compare').click();
+    await expect
+      .poll(() => chartPoints(page, 'reward'))
+      .toEqual([
+        ['create-config-file', 'a', '1'],
+        ['create-config-file', 'b', '0'],
+      ]);
+    expect(await chartPoints(page, 'turns')).toEqual([
+      ['create-config-file', 'a', '2'],
+      ['create-config-file', 'b', '1'],
+    ]);
+    await shot(page, 'inspector-compare.png');
+    const reward = page.locator('[data-testid="compare-overall"] tr[data-key="reward"] td');
+    expect(await reward.allInnerTexts()).toEqual(['reward', '1.000', '0.000', '-1.000', '[-1.000, -1.000]']);
+    const flipped = page.locator('[data-testid="flipped"] tr[data-task="create-config-file"]');
+    expect((await flipped.locator('td').allInnerTexts()).slice(0, 3)).toEqual(['create-config-file', 'pass', 'fail']);
+    await flipped.locator('td').nth(4).locator('a').first().click();
+    await expect.poll(() => page.getByTestId('reward').innerText()).toBe('0');
+    expect(page.url()).toContain(`#/rollout/${encodeURIComponent(`${noisyRunId}.create-config-file.0.1`)}`);
+    await page.close();
+  }, 60_000);
+
+  it('draws a rollout timeline: its phases from phases_ms, each model call inside the agent phase, the tool run between them', async () => {
+    const rollout = (await folder.store.getRollout(rolloutIds[0]!))!;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${inspector.url}#/rollout/${encodeURIComponent(rollout.id)}`);
+    const marks = (kind: string) =>
+      page.locator(`[data-testid="phase-timeline"] g.${kind}`).evaluateAll((gs) =>
+        gs.map((g) => ({
+          name: g.getAttribute('data-phase') ?? g.getAttribute('data-seq') ?? g.getAttribute('data-tools'),
+          start: Number(g.getAttribute('data-start')),
+          end: Number(g.getAttribute('data-end')),
+        })),
+      );
+    await expect.poll(() => marks('call').then((m) => m.length)).toBe(2);
+    const phases = await marks('phase');
+    expect(phases.map((p) => p.name)).toEqual(['image', 'start', 'setup', 'agent', 'verify', 'collect', 'teardown']);
+    for (const p of phases) expect(p.end - p.start).toBe(rollout.phases[p.name!]);
+    const agent = phases.find((p) => p.name === 'agent')!;
+    const [first, second] = await marks('call');
+    for (const call of [first!, second!]) {
+      expect(call.start).toBeGreaterThanOrEqual(agent.start);
+      expect(call.end).toBeLessThanOrEqual(agent.end);
+    }
+    const [toolRun] = await marks('tool-run');
+    expect(toolRun).toEqual({ name: 'bash', start: first!.end, end: second!.start });
+    await shot(page, 'inspector-timeline.png');
+    await page.close();
+  }, 60_000);
+
+  it('reads whole at 1280 and 1920 px: no table runs past its panel, no cell is cut', async () => {
+    // each page, and what shows it has rendered (the page before it is still there until it has)
+    const pages: [string, string][] = [
+      ['#/', 'runs'],
+      [`#/run/${encodeURIComponent(runId)}`, 'charts'],
+      [`#/rollout/${encodeURIComponent(rolloutIds[0]!)}/call/1`, 'tokens'],
+      [`#/compare/${encodeURIComponent(runId)}/${encodeURIComponent(noisyRunId)}`, 'compare-overall'],
+    ];
+    for (const width of [1280, 1920]) {
+      const page = await browser.newPage({ viewport: { width, height: 1000 } });
+      for (const [hash, shown] of pages) {
+        await page.goto(`${inspector.url}${hash}`);
+        await page.getByTestId(shown).waitFor();
+        expect(await overflowingTables(page), `${hash} at ${width} px`).toEqual([]);
+      }
+      await page.close();
+    }
+  }, 120_000);
 });
 
 describe('the inspector on a finished run', () => {

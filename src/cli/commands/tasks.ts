@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { loadTasks } from '../../config/task.js';
+import { UserError } from '../../util/errors.js';
 import { abortOnSignals } from '../interrupt.js';
 import { toInt } from '../to-int.js';
 import { addTasksImportCommand } from './tasks-import.js';
@@ -32,6 +33,38 @@ export function tasksCommand(): Command {
         process.stdout.write(`${results.length - bad} of ${results.length} tasks valid\n`);
       }
       if (results.some((r) => !r.ok)) process.exitCode = 1;
+    });
+  tasks
+    .command('flaky')
+    .description(
+      'run each task n times with the reference solution (oracle) and n times with an agent that does nothing (nop), and flag the tasks whose reward varies under the same answers: a non-deterministic grader or environment',
+    )
+    .argument('<suite>', 'a suite or task folder')
+    .option('-n, --runs <n>', 'rollouts of each task per harness', toInt, 5)
+    .option('-c, --concurrency <n>', 'rollouts at once', toInt, 4)
+    .option('--json', 'print the verdicts as JSON')
+    .action(async (suite: string, opts: { runs: number; concurrency: number; json?: boolean }) => {
+      if (opts.runs < 2) throw new UserError(`-n ${opts.runs} runs each task once per harness: nothing can vary`, 'pass -n 2 or more (5 by default)');
+      const controller = abortOnSignals();
+      const { findFlakyTasks } = await import('../../rollout/flaky.js'); // the orchestrator: not for `tasks list`
+      const verdicts = await findFlakyTasks(suite, { n: opts.runs, concurrency: opts.concurrency, signal: controller.signal });
+      if (opts.json) process.stdout.write(`${JSON.stringify(verdicts, null, 2)}\n`);
+      else {
+        for (const v of verdicts) {
+          const rewards = Object.entries(v.rewards)
+            .map(([harness, rs]) => `${harness} ${rs.map((r) => (r === null ? '-' : String(Math.round(r * 1000) / 1000))).join(' ')}`)
+            .join(' · ');
+          process.stdout.write(
+            `${v.flaky ? 'FLAKY' : v.judged ? 'ok   ' : 'n/a  '}  ${v.taskId.padEnd(32)} ${rewards}${v.notes.length ? `  ${v.notes.join('; ')}` : ''}\n`,
+          );
+        }
+        const flaky = verdicts.filter((v) => v.flaky).length;
+        const unjudged = verdicts.filter((v) => !v.flaky && !v.judged).length;
+        process.stdout.write(
+          `${flaky} of ${verdicts.length} tasks flaky (${opts.runs} rollouts each with the oracle and with an agent that does nothing)${unjudged ? `; ${unjudged} not judged: fewer than two graded rollouts (n/a), run again` : ''}\n`,
+        );
+      }
+      if (verdicts.some((v) => v.flaky || !v.judged)) process.exitCode = 1;
     });
   addTasksImportCommand(tasks);
   return tasks;

@@ -13,7 +13,7 @@ function h(tag, attrs = {}, ...children) {
     else if (k === 'class') el.className = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat(Infinity)) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
   return el;
 }
 
@@ -49,6 +49,7 @@ function fail(err) {
 // ── runs ─────────────────────────────────────────────────────────────
 async function showRuns(token) {
   const data = await api('/api/runs');
+  if (token !== routeToken) return; // the user went elsewhere meanwhile
   where.textContent = data.dir;
   app.replaceChildren(
     h('h1', {}, 'Runs'),
@@ -86,10 +87,28 @@ async function showRuns(token) {
 }
 
 // ── one run ──────────────────────────────────────────────────────────
+// Charts are built from every call of the run: fetched again when more rollouts have ended, at most every
+// 10 s while the run goes on.
+const runCharts = { runId: null, ended: -1, charts: null, at: 0 };
+
 async function showRun(token, runId) {
   const { run, summary, rollouts } = await api(`/api/runs/${enc(runId)}`);
+  const { runs } = await api('/api/runs');
   where.textContent = run.id;
   const k = run.k;
+  const ended = rollouts.filter((r) => !isLive(r.status)).length;
+  const live = run.status === 'running' || rollouts.some((r) => isLive(r.status));
+  if (runCharts.runId !== runId || (runCharts.ended !== ended && (!live || Date.now() - runCharts.at > 10_000))) {
+    const { charts } = await api(`/api/runs/${enc(runId)}/behaviour`);
+    Object.assign(runCharts, { runId, ended, charts, at: Date.now() });
+  }
+  if (token !== routeToken) return;
+  const others = runs.filter((r) => r.id !== run.id);
+  const pick = h(
+    'select',
+    { 'data-testid': 'compare-with' },
+    others.map((r) => h('option', { value: r.id }, `${r.id} (${r.harness}, ${r.upstream})`)),
+  );
   app.replaceChildren(
     h('h1', {}, `Run ${run.id}`),
     h(
@@ -110,6 +129,16 @@ async function showRun(token, runId) {
           .join(' ') || 'none',
       ),
     ),
+    others.length
+      ? h(
+          'p',
+          {},
+          'Compare with ',
+          pick,
+          ' ',
+          h('button', { 'data-testid': 'compare', onclick: () => (location.hash = `#/compare/${enc(run.id)}/${enc(pick.value)}`) }, 'Compare'),
+        )
+      : '',
     h('h2', {}, 'Tasks'),
     h(
       'table',
@@ -139,6 +168,9 @@ async function showRun(token, runId) {
         ),
       ),
     ),
+    h('h2', {}, 'Reward and behaviour per task'),
+    h('p', { class: 'muted' }, 'Means over the rollouts where a metric applies (docs/behaviour.md); a task without a bar has no value.'),
+    charts(runCharts.charts),
     h('h2', {}, 'Rollouts'),
     h(
       'table',
@@ -165,7 +197,117 @@ async function showRun(token, runId) {
       ),
     ),
   );
-  schedule(token, () => showRun(token, runId), run.status === 'running' || rollouts.some((r) => isLive(r.status)));
+  schedule(token, () => showRun(token, runId), live);
+}
+
+/** SVG charts the server drew (src/analytics/charts), in a wrapping grid. */
+function charts(list) {
+  return h(
+    'div',
+    { class: 'charts', 'data-testid': 'charts' },
+    list.map((c) => {
+      const box = h('div', { class: 'chart-box', 'data-chart-key': c.key });
+      box.innerHTML = c.svg;
+      return box;
+    }),
+  );
+}
+
+// ── two runs compared ────────────────────────────────────────────────
+// as the CLI prints them (formatMetric): counts of 100 or more whole, smaller ones with a decimal
+const metricText = (unit, x) =>
+  x === null || x === undefined
+    ? '–'
+    : unit === 'ms'
+      ? ms(x)
+      : unit === 'count'
+        ? Math.abs(x) >= 100
+          ? String(Math.round(x))
+          : x.toFixed(1)
+        : x.toFixed(unit === 'reward' ? 3 : 2);
+const signed = (unit, x) => (x !== null && x > 0 ? `+${metricText(unit, x)}` : metricText(unit, x));
+
+function valueTable(values, testid) {
+  return h(
+    'table',
+    { 'data-testid': testid, class: 'values' },
+    h(
+      'tr',
+      {},
+      ['', 'A', 'B', 'B − A', '95% interval'].map((t) => h('th', {}, t)),
+    ),
+    values.map((v) =>
+      h(
+        'tr',
+        { 'data-key': v.key },
+        h('td', {}, v.label),
+        h('td', { class: 'num' }, metricText(v.unit, v.a)),
+        h('td', { class: 'num' }, metricText(v.unit, v.b)),
+        h(
+          'td',
+          { class: `num ${v.diff === null || v.diff === 0 || v.higherIsBetter === undefined ? '' : v.diff > 0 === v.higherIsBetter ? 'ok' : 'bad'}` },
+          signed(v.unit, v.diff),
+        ),
+        h('td', { class: 'num' }, v.interval ? `[${signed(v.unit, v.interval.low)}, ${signed(v.unit, v.interval.high)}]` : '–'),
+      ),
+    ),
+  );
+}
+
+async function showCompare(token, a, b) {
+  const { comparison: c, charts: list } = await api(`/api/compare?a=${enc(a)}&b=${enc(b)}`);
+  if (token !== routeToken) return;
+  where.textContent = `${a} ↔ ${b}`;
+  const side = (name, s) =>
+    h(
+      'span',
+      {},
+      h('b', {}, name),
+      ' ',
+      h('a', { href: `#/run/${enc(s.runId)}` }, s.runId),
+      ` · ${s.harness} · ${s.upstream}${s.simulated ? ' (SIMULATED)' : ''} · ${s.rollouts} rollouts`,
+    );
+  // each rollout as its reward, linked to its page
+  const links = (ls) => ls.map((l) => [h('a', { href: l.url, title: l.rolloutId, class: 'reward-link' }, fmt(l.reward)), ' ']);
+  app.replaceChildren(
+    h('h1', {}, 'Compare runs'),
+    h('div', { class: 'facts' }, side('A', c.a), side('B', c.b)),
+    h(
+      'p',
+      { class: 'muted' },
+      `${c.tasks.length} task(s) in both · B − A with its ${Math.round(c.bootstrap.level * 100)}% bootstrap interval (${c.bootstrap.resamples} resamples within each task, seed ${c.bootstrap.seed})`,
+      c.onlyIn.a.length + c.onlyIn.b.length ? ` · in one run only: ${[...c.onlyIn.a, ...c.onlyIn.b].join(', ')}` : '',
+    ),
+    h('h2', {}, 'Overall'),
+    valueTable(c.overall, 'compare-overall'),
+    h('h2', {}, 'Outcome flipped'),
+    c.flipped.length
+      ? h(
+          'table',
+          { 'data-testid': 'flipped' },
+          h(
+            'tr',
+            {},
+            ['task', 'A', 'B', 'rewards of A', 'rewards of B'].map((t) => h('th', {}, t)),
+          ),
+          c.flipped.map((t) =>
+            h(
+              'tr',
+              { 'data-task': t.taskId },
+              h('td', {}, t.taskId),
+              h('td', { class: 'num' }, t.outcome.a),
+              h('td', { class: 'num' }, t.outcome.b),
+              h('td', {}, links(t.links.a)),
+              h('td', {}, links(t.links.b)),
+            ),
+          ),
+        )
+      : h('p', { class: 'muted', 'data-testid': 'flipped' }, 'No task flipped its outcome (pass: every rollout passed, fail: none did).'),
+    h('h2', {}, 'Paired bars'),
+    charts(list),
+    h('h2', {}, 'Per task'),
+    c.tasks.map((t) => h('details', {}, h('summary', {}, `${t.taskId} · A ${t.outcome.a} · B ${t.outcome.b}`), valueTable(t.values, `compare-${t.taskId}`))),
+  );
 }
 
 // ── one rollout ──────────────────────────────────────────────────────
@@ -182,6 +324,7 @@ async function showRollout(token, rolloutId, seq) {
     schedule(token, () => showRollout(token, rolloutId, seq), true);
     return;
   }
+  if (token !== routeToken) return;
   const { rollout, run } = view;
   where.textContent = `${run.id} / ${rollout.taskId}`;
   const firstRender = rolloutState.id !== rolloutId || !document.getElementById('timeline');
@@ -190,6 +333,8 @@ async function showRollout(token, rolloutId, seq) {
     app.replaceChildren(
       h('h1', {}, `Rollout ${rollout.id}`),
       h('div', { id: 'facts' }),
+      h('h2', {}, 'Timeline'),
+      h('div', { id: 'phase-timeline', class: 'panel', 'data-testid': 'phase-timeline' }),
       h('div', { id: 'liveview' }),
       h(
         'div',
@@ -204,6 +349,7 @@ async function showRollout(token, rolloutId, seq) {
     );
   }
   renderFacts(view);
+  document.getElementById('phase-timeline').innerHTML = view.timeline.svg;
   renderLiveView(view);
   renderTimeline(view, seq);
   renderArtifacts(view, firstRender);
@@ -241,15 +387,6 @@ function renderFacts(view) {
       h('span', {}, 'model ', run.upstream, ' ', simBadge(run)),
       parent,
       r.errorType ? h('span', { class: 'bad', 'data-testid': 'rollout-error' }, `${r.errorType}: ${r.errorMessage}`) : '',
-      Object.keys(r.phases).length
-        ? h(
-            'span',
-            { class: 'muted' },
-            Object.entries(r.phases)
-              .map(([p, t]) => `${p} ${ms(t)}`)
-              .join(' · '),
-          )
-        : '',
     ),
     view.children.length
       ? h(
@@ -296,12 +433,12 @@ function renderTimeline(view, selected) {
         'data-seq': c.seq,
         onclick: () => (location.hash = `#/rollout/${enc(view.rollout.id)}/call/${c.seq}`),
       },
-      h('td', {}, c.seq),
-      h('td', {}, c.label),
-      h('td', { class: c.status === 200 ? '' : 'bad' }, c.status),
-      h('td', {}, ms(c.durationMs)),
+      h('td', { class: 'num' }, c.seq),
+      h('td', { class: 'num' }, c.label),
+      h('td', { class: c.status === 200 ? 'num' : 'num bad' }, c.status),
+      h('td', { class: 'num' }, ms(c.durationMs)),
       h('td', {}, tools ? h('code', {}, tools) : h('span', {}, c.answer.text.slice(0, 120) || h('span', { class: 'muted' }, c.error ?? '(empty)'))),
-      h('td', { class: 'muted' }, `${c.promptTokens ?? '–'} + ${c.completionTokens ?? '–'}`, c.images ? ` · ${c.images} image(s)` : ''),
+      h('td', { class: 'muted num' }, `${c.promptTokens ?? '–'} + ${c.completionTokens ?? '–'}`, c.images ? ` · ${c.images} image(s)` : ''),
     );
   });
   document.getElementById('timeline').replaceChildren(
@@ -537,6 +674,10 @@ async function route() {
     if (parts[0] === 'run' && parts[1]) {
       rolloutState.id = null;
       await showRun(token, parts[1]);
+    } else if (parts[0] === 'compare' && parts[1] && parts[2]) {
+      rolloutState.id = null;
+      liveBadge.hidden = true;
+      await showCompare(token, parts[1], parts[2]);
     } else if (parts[0] === 'rollout' && parts[1]) {
       const seq = parts[2] === 'call' ? Number(parts[3]) : null;
       if (rolloutState.id !== parts[1]) rolloutState.seq = null;

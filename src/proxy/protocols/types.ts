@@ -36,7 +36,32 @@ export interface Endpoint {
 /** What the model answered in one call, whatever the wire protocol: its text and its tool calls. */
 export interface AnswerView {
   text: string;
-  toolCalls: { name: string; arguments: string }[];
+  toolCalls: ToolCallView[];
+}
+
+/** One tool call of an answer, whatever the wire protocol. */
+export interface ToolCallView {
+  /** What the harness pairs the call's result with (a tool call id, `call_id`, a `tool_use` id); '' when the answer has none. */
+  id: string;
+  name: string;
+  /** The arguments as JSON text; a freeform tool's raw input as it is. */
+  arguments: string;
+}
+
+/** A tool's result as the harness sent it back to the model in a later request, whatever the wire protocol. */
+export interface ToolResultView {
+  /** The id of the tool call it answers. */
+  callId: string;
+  /** Its text, text parts joined (images left out). */
+  output: string;
+  /** What the protocol's own shape says about failure (Anthropic's `is_error`); undefined when it says nothing. */
+  isError?: boolean;
+}
+
+/** Tokens an answer reports having read and written (its `usage`). */
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
 }
 
 /** A Chat Completions message, the form every protocol's translation goes through. */
@@ -55,6 +80,12 @@ export interface ProtocolRecords {
   answerMessages(response: unknown): unknown[];
   /** The answer's text and tool calls. */
   answerView(response: unknown): AnswerView;
+  /** The tool results among the request's messages, in order (Chat `tool` messages, Responses `*_call_output` items, Anthropic `tool_result` blocks). */
+  toolResults(request: unknown): ToolResultView[];
+  /** The names of the tools the request offers the model, as its tool calls name them. */
+  toolNames(request: unknown): string[];
+  /** The token counts the answer reports, when it has a `usage`. */
+  usage(response: unknown): TokenUsage | undefined;
   /** The request's own list of messages, whose positions image references count in (undefined: none). */
   messageList(request: unknown): unknown[] | undefined;
   /** The image a content part shows, as a URL (`data:` for inline bytes, `file:<id>` for an uploaded file), or undefined. */

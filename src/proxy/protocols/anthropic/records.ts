@@ -2,6 +2,7 @@ import { UserError } from '../../../util/errors.js';
 import { isRecord } from '../../../util/is-record.js';
 import { newCallId, translatedAnswer } from '../answer-errors.js';
 import { CHAT_ANSWER_SHAPE } from '../chat/records.js';
+import { contentText, usageCount } from '../content-text.js';
 import type { AnswerView, ChatLikeMessage, ProtocolRecords } from '../types.js';
 import { chatMessages } from './messages-to-chat.js';
 import { parseMessagesRequest, type AnthropicMessage } from './request-schema.js';
@@ -32,9 +33,40 @@ export const anthropicRecords: ProtocolRecords = {
     for (const block of content(response) ?? []) {
       if (!isRecord(block)) continue;
       if (block.type === 'text' && typeof block.text === 'string') out.text += block.text;
-      if (block.type === 'tool_use') out.toolCalls.push({ name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) });
+      if (block.type === 'tool_use')
+        out.toolCalls.push({ id: typeof block.id === 'string' ? block.id : '', name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) });
     }
     return out;
+  },
+
+  toolResults(request) {
+    const messages = isRecord(request) && Array.isArray(request.messages) ? request.messages.filter(isRecord) : [];
+    return messages.flatMap((m) =>
+      (Array.isArray(m.content) ? m.content.filter(isRecord) : []).flatMap((block) =>
+        block.type === 'tool_result'
+          ? [
+              {
+                callId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '',
+                output: contentText(block.content),
+                ...(typeof block.is_error === 'boolean' ? { isError: block.is_error } : {}),
+              },
+            ]
+          : [],
+      ),
+    );
+  },
+
+  toolNames: (request) =>
+    (isRecord(request) && Array.isArray(request.tools) ? request.tools : []).flatMap((t) => (isRecord(t) && typeof t.name === 'string' ? [t.name] : [])),
+
+  usage(response) {
+    const usage = isRecord(response) && isRecord(response.usage) ? response.usage : undefined;
+    const input = usage && usageCount(usage, 'input_tokens');
+    const completion = usage && usageCount(usage, 'output_tokens');
+    if (!usage || input === undefined || completion === undefined) return undefined;
+    // prompt caching reports the cached part of the prompt apart from input_tokens
+    const cached = (usageCount(usage, 'cache_creation_input_tokens') ?? 0) + (usageCount(usage, 'cache_read_input_tokens') ?? 0);
+    return { prompt: input + cached, completion };
   },
 
   messageList: (request) => (isRecord(request) && Array.isArray(request.messages) ? request.messages : undefined),

@@ -1,4 +1,5 @@
 import { isRecord } from '../../../util/is-record.js';
+import { contentText, usageCount } from '../content-text.js';
 import type { AnswerView, ProtocolRecords } from '../types.js';
 
 const CHAT_EXAMPLE = '{"content": "…", "tool_calls": [{"type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}]}';
@@ -28,19 +29,34 @@ export const chatRecords: ProtocolRecords = {
     const out: AnswerView = { text: '', toolCalls: [] };
     const message = assistantMessage(response);
     if (!message) return out;
-    const content = message.content;
-    out.text =
-      typeof content === 'string'
-        ? content
-        : Array.isArray(content)
-          ? content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('')
-          : '';
+    out.text = contentText(message.content);
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
       const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
       if (fn)
-        out.toolCalls.push({ name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
+        out.toolCalls.push({
+          id: typeof call.id === 'string' ? call.id : '',
+          name: String(fn.name ?? ''),
+          arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+        });
     }
     return out;
+  },
+
+  toolResults: (request) =>
+    (messages(request) ?? [])
+      .filter(isRecord)
+      .flatMap((m) => (m.role === 'tool' ? [{ callId: typeof m.tool_call_id === 'string' ? m.tool_call_id : '', output: contentText(m.content) }] : [])),
+
+  toolNames(request) {
+    const tools = isRecord(request) && Array.isArray(request.tools) ? request.tools : [];
+    return tools.flatMap((t) => (isRecord(t) && isRecord(t.function) && typeof t.function.name === 'string' ? [t.function.name] : []));
+  },
+
+  usage(response) {
+    const usage = isRecord(response) && isRecord(response.usage) ? response.usage : undefined;
+    const prompt = usage && usageCount(usage, 'prompt_tokens');
+    const completion = usage && usageCount(usage, 'completion_tokens');
+    return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
   },
 
   messageList: messages,

@@ -2,11 +2,16 @@ import { UserError } from '../../../util/errors.js';
 import { isRecord } from '../../../util/is-record.js';
 import { newCallId, translatedAnswer } from '../answer-errors.js';
 import { CHAT_ANSWER_SHAPE } from '../chat/records.js';
+import { contentText, usageCount } from '../content-text.js';
 import type { AnswerView, ChatLikeMessage, ProtocolRecords } from '../types.js';
 import { chatMessages } from './input.js';
+import { chatFunctionName } from './tool-names.js';
 
 /** Item types a Responses answer is made of (the rest are inputs: tool outputs, user messages). */
 const ANSWER_ITEMS = new Set(['message', 'function_call', 'custom_tool_call', 'reasoning']);
+
+/** Input items that carry a tool's result back to the model. */
+const OUTPUT_ITEMS = new Set(['function_call_output', 'custom_tool_call_output']);
 
 /** Members the fork editor leaves out of an answer's items: ids and states the proxy makes anew. */
 const NOT_EDITED = new Set(['id', 'status', 'signature', 'annotations', 'logprobs', 'encrypted_content']);
@@ -37,14 +42,44 @@ export const responsesRecords: ProtocolRecords = {
     const out: AnswerView = { text: '', toolCalls: [] };
     for (const item of output(response) ?? []) {
       if (!isRecord(item)) continue;
-      if (item.type === 'function_call') out.toolCalls.push({ name: String(item.name ?? ''), arguments: String(item.arguments ?? '') });
+      const id = typeof item.call_id === 'string' ? item.call_id : '';
+      if (item.type === 'function_call') out.toolCalls.push({ id, name: String(item.name ?? ''), arguments: String(item.arguments ?? '') });
       // freeform tools (Codex's apply_patch): the raw input is the arguments
-      if (item.type === 'custom_tool_call') out.toolCalls.push({ name: String(item.name ?? ''), arguments: String(item.input ?? '') });
+      if (item.type === 'custom_tool_call') out.toolCalls.push({ id, name: String(item.name ?? ''), arguments: String(item.input ?? '') });
       if (item.type === 'message' && Array.isArray(item.content)) {
         for (const part of item.content) if (isRecord(part) && typeof part.text === 'string') out.text += part.text;
       }
     }
     return out;
+  },
+
+  toolResults: (request) =>
+    (isRecord(request) && Array.isArray(request.input) ? request.input : [])
+      .filter(isRecord)
+      .flatMap((item) =>
+        typeof item.type === 'string' && OUTPUT_ITEMS.has(item.type)
+          ? [{ callId: typeof item.call_id === 'string' ? item.call_id : '', output: contentText(item.output) }]
+          : [],
+      ),
+
+  // what the model can call: functions (a namespace's as <namespace>__<name>) and freeform tools; hosted tools are not passed on
+  toolNames(request) {
+    const tools = isRecord(request) && Array.isArray(request.tools) ? request.tools.filter(isRecord) : [];
+    return tools.flatMap((t) => {
+      if ((t.type === 'function' || t.type === 'custom') && typeof t.name === 'string') return [t.name];
+      if (t.type === 'namespace' && typeof t.name === 'string' && Array.isArray(t.tools)) {
+        const namespace = t.name;
+        return t.tools.flatMap((inner) => (isRecord(inner) && typeof inner.name === 'string' ? [chatFunctionName(inner.name, namespace)] : []));
+      }
+      return [];
+    });
+  },
+
+  usage(response) {
+    const usage = isRecord(response) && isRecord(response.usage) ? response.usage : undefined;
+    const prompt = usage && usageCount(usage, 'input_tokens');
+    const completion = usage && usageCount(usage, 'output_tokens');
+    return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
   },
 
   messageList: (request) => (isRecord(request) && Array.isArray(request.input) ? request.input : undefined),
