@@ -119,7 +119,10 @@ describe('charts, the rollout timeline, the compare view and the layout', () => 
     expect(await chartPoints(page, 'toolErrors')).toEqual([['create-config-file', '', '0']]);
     expect(await chartPoints(page, 'repeatedCalls')).toEqual([['create-config-file', '', '0']]);
     expect(await chartPoints(page, 'errorRecovery')).toEqual([['create-config-file', '', '']]);
-    const { charts } = (await (await fetch(`${inspector.url}api/runs/${encodeURIComponent(runId)}/behaviour`)).json()) as { charts: { key: string }[] };
+    const behaviour = await fetch(`${inspector.origin}/api/runs/${encodeURIComponent(runId)}/behaviour`, {
+      headers: { authorization: `Bearer ${inspector.token}` },
+    });
+    const { charts } = (await behaviour.json()) as { charts: { key: string }[] };
     expect(await page.locator('[data-testid="charts"] svg[data-chart]').count()).toBe(charts.length);
     await page.getByTestId('charts').scrollIntoViewIfNeeded();
     await shot(page, 'inspector-charts.png');
