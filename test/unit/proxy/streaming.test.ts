@@ -113,5 +113,5 @@ describe('streaming pass-through', () => {
     const [call] = await fx.sink.waitFor(1);
     expect(call?.error).toBeNull();
     expect(call?.completionTokenIds).toEqual(fx.fake.produced[0]?.completionTokenIds);
-  });
+  }, 120_000);
 });
