@@ -152,6 +152,22 @@ export const RunConfigSchema = z.strictObject({
         .max(86_400)
         .optional()
         .describe("How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops."),
+      upstream_error: z
+        .number()
+        .int()
+        .min(0)
+        .max(10)
+        .optional()
+        .describe(
+          'Retries of a rollout whose policy calls failed at the upstream (an outage: no reward, no sample), each once the upstream serves again; 2 when absent.',
+        ),
+      upstream_wait_sec: z
+        .number()
+        .int()
+        .min(1)
+        .max(86_400)
+        .optional()
+        .describe('How long such a retry waits for the upstream to serve again (120 when absent); past it the rollout stays an `upstream_error`.'),
     })
     .default({ infrastructure: 2 })
     .describe('What is retried, and how long a retry waits.'),

@@ -10,6 +10,7 @@ import { startModelEndpoint, type ModelEndpoint } from '../rollout/model-endpoin
 import { warmSandboxFor, type RolloutDeps, type RolloutOutcome } from '../rollout/rollout.js';
 import { SessionRegistry } from '../rollout/sessions.js';
 import { TaskImages } from '../rollout/task-images.js';
+import { checkUpstreams, waitForUpstreams, type UpstreamSet } from '../rollout/upstream-preflight.js';
 import { WarmPool, type WarmPoolStats } from '../sandbox/warm-pool.js';
 import Docker from 'dockerode';
 import { ImageBuilder } from '../sandbox/docker/images.js';
@@ -19,6 +20,12 @@ import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { RolloutRequest, RolloutState, RolloutView } from './types.js';
+
+const REQUEST_KEYS = { upstream: 'upstream', replicas: 'replicas', name: 'model' };
+
+function modelOf(request: RolloutRequest): UpstreamSet {
+  return { upstream: request.upstream, replicas: request.replicas, name: request.model, kind: request.kind };
+}
 
 /** Builds the training samples of a finished rollout (the trajectory builder). */
 export type SampleBuilder = (store: Store, rolloutId: string, meta: { weightVersion: string | number | null; simulated: boolean }) => Promise<unknown[]>;
@@ -102,8 +109,23 @@ export class RolloutService {
     return new RolloutService(opts, runId, store, backend, network, images);
   }
 
-  /** Queues n rollouts of every selected task; returns their ids at once. */
-  submit(request: RolloutRequest): { ids: string[]; groups: Record<string, string> } {
+  /**
+   * Queues n rollouts of every selected task; returns their ids once every upstream of the request was seen
+   * serving its model (an outage is a 502 here, not failed rollouts).
+   */
+  async submit(request: RolloutRequest): Promise<{ ids: string[]; groups: Record<string, string> }> {
+    const queued = this.queueRequest(request);
+    try {
+      if (getHarness(request.harness).usesModel) await checkUpstreams(modelOf(request), REQUEST_KEYS);
+    } catch (err) {
+      queued.cancel();
+      throw err;
+    }
+    queued.start();
+    return queued.result;
+  }
+
+  private queueRequest(request: RolloutRequest): { result: { ids: string[]; groups: Record<string, string> }; start(): void; cancel(): void } {
     const harness = getHarness(request.harness);
     if (harness.usesModel && this.network.mode === 'none') throw new UserError('the service runs with network "none": harnesses cannot reach the model');
     let tasks = loadTasks(request.tasks);
@@ -120,6 +142,7 @@ export class RolloutService {
     };
     const batch = randomBytes(3).toString('hex');
     const ids: string[] = [];
+    const jobs: Job[] = [];
     const groups: Record<string, string> = {};
     for (const task of tasks) {
       groups[task.id] = `${task.id}@${batch}`;
@@ -142,14 +165,28 @@ export class RolloutService {
           done,
           markDone,
         };
-        this.jobs.set(job.id, job);
-        this.queue.push(job);
+        jobs.push(job);
         ids.push(job.id);
       }
     }
-    this.metrics.rolloutsSubmitted(ids.length);
-    this.pump();
-    return { ids, groups };
+    return {
+      result: { ids, groups },
+      start: () => {
+        for (const job of jobs) {
+          this.jobs.set(job.id, job);
+          this.queue.push(job);
+        }
+        this.metrics.rolloutsSubmitted(ids.length);
+        this.pump();
+      },
+      cancel: () => {
+        // sample indexes taken by a request that never ran are given back, when no other request took later ones
+        for (const task of tasks) {
+          const taken = jobs.filter((j) => j.task.id === task.id).map((j) => j.sampleIndex);
+          if (taken.length && this.nextSample.get(task.id) === Math.max(...taken) + 1) this.nextSample.set(task.id, Math.min(...taken));
+        }
+      },
+    };
   }
 
   async view(id: string, waitSec = 0): Promise<RolloutView | undefined> {
@@ -256,6 +293,7 @@ export class RolloutService {
       taskImage: (task) => this.images.get(task),
       volumeMounts: () => this.images.mounts(harness),
       proxyPort,
+      waitForUpstream: (waitMs, signal) => waitForUpstreams(job.config.model, waitMs, signal),
     };
   }
 

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { clientErrorAnswer } from '../util/client-error.js';
+import { UpstreamUnavailableError } from '../rollout/upstream-preflight.js';
 import { UserError } from '../util/errors.js';
 import { OPENAPI } from './openapi.js';
 import type { RolloutService } from './rollout-service.js';
@@ -22,7 +23,8 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => error(message)) });
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-    const status = err.statusCode && err.statusCode < 500 ? err.statusCode : err instanceof UserError ? 400 : 500;
+    const status =
+      err instanceof UpstreamUnavailableError ? 502 : err.statusCode && err.statusCode < 500 ? err.statusCode : err instanceof UserError ? 400 : 500;
     void reply.code(status).send(error(status === 400 && err.name === 'SyntaxError' ? `malformed JSON body: ${err.message}` : err.message));
   });
   app.setNotFoundHandler((req, reply) => void reply.code(404).send(error(`no route ${req.method} ${req.url}; see GET /openapi.json`)));
@@ -39,7 +41,7 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
     if (!parsed.success) {
       return reply.code(400).send(error(problems(parsed.error.issues)));
     }
-    return reply.code(202).send(service.submit(parsed.data));
+    return reply.code(202).send(await service.submit(parsed.data));
   });
 
   const WaitQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SEC).optional() });

@@ -33,7 +33,8 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
     };
     const rollouts = source.rollouts.filter((r) => {
       // no reward reaches a --min-reward
-      if (r.reward === null && !(options.unrewarded && options.minReward === undefined)) report.skipped.withoutReward++;
+      // an outage's rollout never trains, even with --unrewarded
+      if (r.reward === null && (r.errorType === 'upstream_error' || !(options.unrewarded && options.minReward === undefined))) report.skipped.withoutReward++;
       else if (r.reward !== null && options.minReward !== undefined && r.reward < options.minReward) report.skipped.belowMinReward++;
       else return true;
       return false;
