@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UserError, errorMessage } from '../util/errors.js';
 
@@ -22,17 +24,12 @@ export const isSimulated = (upstream: string) => upstream.startsWith('sim:');
  */
 export async function upstreamProblem(url: string, name: string, kind: UpstreamSet['kind'], timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<string | undefined> {
   const modelsUrl = `${url.replace(/\/+$/, '')}/models`;
-  let res: Response;
-  try {
-    res = await fetch(modelsUrl, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    if ((err as Error).name === 'TimeoutError') return `no answer to GET ${modelsUrl} within ${timeoutMs / 1000} s`;
-    return `GET ${modelsUrl} failed: ${cause?.code ?? cause?.message ?? errorMessage(err)}`;
-  }
-  const text = await res.text().catch(() => '');
+  // node:http rather than fetch, which refuses ports on its "bad port" list (6000, 6665…) that a server may use
+  const res = await getText(modelsUrl, timeoutMs);
+  if (typeof res === 'string') return res;
+  const { text } = res;
   if (res.status === 404 && kind === 'openai-compatible') return undefined;
-  if (!res.ok) return `GET ${modelsUrl} answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+  if (res.status < 200 || res.status >= 300) return `GET ${modelsUrl} answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
   let ids: string[];
   try {
     const body = JSON.parse(text) as { data?: { id?: unknown }[] };
@@ -42,6 +39,31 @@ export async function upstreamProblem(url: string, name: string, kind: UpstreamS
   }
   if (!ids.includes(name)) return `it serves ${ids.length ? ids.map((id) => `"${id}"`).join(', ') : 'no model'}, not "${name}"`;
   return undefined;
+}
+
+/** GET `url` within `timeoutMs`: its status and body, or what went wrong. */
+function getText(url: string, timeoutMs: number): Promise<{ status: number; text: string } | string> {
+  return new Promise((resolve) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      resolve(`${url} is not a URL`);
+      return;
+    }
+    const get = target.protocol === 'https:' ? https.get : http.get;
+    const req = get(target, { headers: { accept: 'application/json' }, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (err) => resolve(`GET ${url} failed: ${errorMessage(err)}`));
+    });
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(`no answer to GET ${url} within ${timeoutMs / 1000} s`);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(`GET ${url} failed: ${err.code ?? errorMessage(err)}`));
+  });
 }
 
 /** Each server's problem, in the order upstream, replicas; empty when all can serve. */

@@ -5,9 +5,19 @@ import { UpstreamUnavailableError } from '../rollout/upstream-preflight.js';
 import { UserError } from '../util/errors.js';
 import { OPENAPI } from './openapi.js';
 import type { RolloutService } from './rollout-service.js';
-import { RolloutRequestSchema } from './types.js';
+import { bearerMatches, tasksProblem, upstreamProblem, type ServiceAccess } from './access.js';
+import { RolloutRequestSchema, type RolloutRequest } from './types.js';
 
 const MAX_WAIT_SEC = 300;
+
+/** Why the request names what this service may not use (`--tasks-root`, `--allow-upstream`), or undefined. */
+function requestProblem(request: RolloutRequest, access: ServiceAccess): string | undefined {
+  return (
+    tasksProblem(request.tasks, access.tasksRoots) ??
+    upstreamProblem('upstream', request.upstream, access.allowUpstream) ??
+    (request.replicas ?? []).map((url, i) => upstreamProblem(`replicas.${i}`, url, access.allowUpstream)).find((p) => p !== undefined)
+  );
+}
 
 function error(message: string) {
   return { error: { message } };
@@ -19,8 +29,18 @@ function problems(issues: z.core.$ZodIssue[]): string {
 }
 
 /** The rollout service's HTTP API (documented in ./openapi.ts). */
-export function buildServiceApp(service: RolloutService): FastifyInstance {
+export function buildServiceApp(service: RolloutService, access: ServiceAccess): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => error(message)) });
+
+  // every route, unknown ones included, but /health
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url.split('?')[0] === '/health') return;
+    if (bearerMatches(req.headers.authorization, access.token)) return;
+    await reply
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="openforge serve"')
+      .send(error("this route needs Authorization: Bearer <the service's token> (the one openforge serve printed, or its --token-file)"));
+  });
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     const status =
@@ -41,6 +61,8 @@ export function buildServiceApp(service: RolloutService): FastifyInstance {
     if (!parsed.success) {
       return reply.code(400).send(error(problems(parsed.error.issues)));
     }
+    const refused = requestProblem(parsed.data, access);
+    if (refused) return reply.code(400).send(error(refused));
     return reply.code(202).send(await service.submit(parsed.data));
   });
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.error
 import urllib.parse
@@ -23,15 +24,32 @@ class RolloutFailed(RuntimeError):
     """The service answered with an error, or a rollout ended without a reward."""
 
 
+def service_token(token: str | None = None, token_file: str | None = None) -> str | None:
+    """The service's bearer token: ``token``, else the first line of ``token_file``, else the environment's
+    OPENFORGE_SERVICE_TOKEN or the file OPENFORGE_SERVICE_TOKEN_FILE names (``openforge serve`` prints its token
+    and writes it to ``<output>/service-token``)."""
+    if token:
+        return token.strip()
+    path = token_file or os.environ.get("OPENFORGE_SERVICE_TOKEN_FILE")
+    if path:
+        with open(path, encoding="utf-8") as f:
+            return f.readline().strip()
+    return os.environ.get("OPENFORGE_SERVICE_TOKEN") or None
+
+
 class RolloutClient:
-    def __init__(self, base_url: str, timeout_sec: float = 3600.0, poll_sec: float = 60.0):
+    def __init__(self, base_url: str, timeout_sec: float = 3600.0, poll_sec: float = 60.0, token: str | None = None, token_file: str | None = None):
         self.base_url = base_url.rstrip("/")
         self.timeout_sec = timeout_sec
         self.poll_sec = poll_sec
+        self.token = service_token(token, token_file)
 
     def _call(self, method: str, path: str, body: Any = None, timeout: float = 30.0) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers={"content-type": "application/json"})
+        headers = {"content-type": "application/json"}
+        if self.token:
+            headers["authorization"] = f"Bearer {self.token}"
+        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as res:
                 return json.loads(res.read())

@@ -42,14 +42,19 @@ class AgainstService(unittest.TestCase):
         make_task(cls.suite, "py-task")
         port = random.randint(20000, 40000)
         cls.server = subprocess.Popen(
-            ["node", str(ROOT / "bin" / "openforge.js"), "serve", "--port", str(port), "--output", str(tmp / "out")],
+            ["node", str(ROOT / "bin" / "openforge.js"), "serve", "--port", str(port), "--output", str(tmp / "out"), "--tasks-root", str(tmp)],
             stderr=subprocess.PIPE,
             text=True,
         )
         line = cls.server.stderr.readline()
         if "openforge serve: http" not in line:
             raise RuntimeError(f"openforge serve did not start: {line}{cls.server.stderr.read()}")
-        cls.client = RolloutClient(f"http://127.0.0.1:{port}", timeout_sec=180, poll_sec=30)
+        cls.base_url = f"http://127.0.0.1:{port}"
+        # no --token-file: the service made one, printed it and wrote it beside its store
+        token_line = cls.server.stderr.readline()
+        cls.token_file = tmp / "out" / "service-token"
+        assert token_line.startswith("openforge serve: token "), token_line
+        cls.client = RolloutClient(cls.base_url, timeout_sec=180, poll_sec=30, token_file=str(cls.token_file))
 
     @classmethod
     def tearDownClass(cls):
@@ -95,6 +100,18 @@ class AgainstService(unittest.TestCase):
         self.assertIn("does not exist", str(caught.exception))
         with self.assertRaises(RolloutFailed):
             self.client.wait("no-such-rollout")
+
+    def test_token_is_required(self):
+        with self.assertRaises(RolloutFailed) as caught:
+            RolloutClient(self.base_url, token="not-the-token-at-all").pause(1)
+        self.assertIn("HTTP 401", str(caught.exception))
+        printed = self.token_file.read_text().strip()
+        self.assertEqual(RolloutClient(self.base_url, token=printed).resume(), {"paused": False})
+        os.environ["OPENFORGE_SERVICE_TOKEN"] = printed
+        try:
+            self.assertEqual(RolloutClient(self.base_url).resume(), {"paused": False})
+        finally:
+            del os.environ["OPENFORGE_SERVICE_TOKEN"]
 
     def test_conversion_refuses_unfinished_or_empty_rollouts(self):
         with self.assertRaises(ValueError):
