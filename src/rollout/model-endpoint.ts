@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RunConfig } from '../config/run.js';
+import type { RunConfig, SamplingSettings } from '../config/run.js';
 import type { Task } from '../config/task.js';
 import { answerFromAssistantMessage } from '../sim/assistant-answer.js';
 import type { AssistantChatMessage } from '../sim/chat-request.js';
@@ -9,7 +9,7 @@ import { startSimServer } from '../sim/server.js';
 import type { MetricsSnapshot } from '../proxy/control/proxy-metrics.js';
 import { startProxy } from '../proxy/server.js';
 import { tokenInOptions } from '../proxy/token-in/token-in-setup.js';
-import type { SessionResolver } from '../proxy/types.js';
+import type { ForcedSampling, SessionResolver } from '../proxy/types.js';
 import type { RunNetwork } from '../sandbox/types.js';
 import type { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -73,7 +73,7 @@ export async function startModelEndpoint(opts: {
   }
   // Rollouts never see the token: their containers get a session secret only.
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
-  const sampling = { model: model.name, temperature: model.sampling.temperature, maxTokens: model.sampling.max_tokens };
+  const sampling = forcedSampling(model.name, model.sampling);
   const sim = simulated ? { family: parseSimSpec(model.upstream).family } : undefined;
   try {
     const tokenIn = model.token_in
@@ -116,6 +116,19 @@ export async function startModelEndpoint(opts: {
     await closeSim?.();
     throw err;
   }
+}
+
+/** run.yaml's (or a rollout request's) sampling settings as the proxy forces them onto every engine request. */
+export function forcedSampling(name: string, settings: SamplingSettings): ForcedSampling {
+  const { temperature, max_tokens: maxTokens, logprobs: topLogprobs, ...rest } = settings;
+  const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  return {
+    model: name,
+    temperature,
+    maxTokens,
+    ...(Object.keys(fields).length ? { fields } : {}),
+    ...(topLogprobs !== undefined ? { topLogprobs } : {}),
+  };
 }
 
 /** The answers a recorded rollout's policy calls received, for `sim:replay:<rollout>`. */
