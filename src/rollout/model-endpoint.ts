@@ -7,6 +7,7 @@ import type { PolicyAnswer } from '../sim/policies/types.js';
 import { parseSimSpec } from '../sim/policies/sim-spec.js';
 import { startSimServer } from '../sim/server.js';
 import type { MetricsSnapshot } from '../proxy/control/proxy-metrics.js';
+import type { HoldOptions } from '../proxy/control/proxy-control.js';
 import { startProxy } from '../proxy/server.js';
 import { tokenInOptions } from '../proxy/token-in/token-in-setup.js';
 import type { ForcedSampling, SessionResolver } from '../proxy/types.js';
@@ -20,10 +21,11 @@ export interface ModelEndpoint {
   /** True when the upstream is the built-in simulated model. */
   simulated: boolean;
   /** New model calls get 429 + Retry-After (around a weight update); calls in flight finish. */
-  pause(retryAfterSec?: number): Promise<void>;
+  /** With `hold`, new model calls wait for the resume (each at most `maxHoldSec`) instead of being refused. */
+  pause(retryAfterSec?: number, hold?: HoldOptions): Promise<void>;
   resume(): Promise<void>;
   /** Pauses, then waits up to `timeoutSec` for the calls in flight to end and be recorded. */
-  drain(timeoutSec: number, retryAfterSec?: number): Promise<DrainState>;
+  drain(timeoutSec: number, retryAfterSec?: number, hold?: HoldOptions): Promise<DrainState>;
   /** The proxy's Prometheus metrics, to be served with the caller's own. */
   metrics(): Promise<MetricsSnapshot>;
   close(): Promise<void>;
@@ -100,10 +102,10 @@ export async function startModelEndpoint(opts: {
     return {
       port: proxy.port,
       simulated,
-      pause: async (retryAfterSec) => void proxy.control.pause(retryAfterSec),
+      pause: async (retryAfterSec, hold) => void proxy.control.pause(retryAfterSec, hold),
       resume: async () => void proxy.control.resume(),
-      async drain(timeoutSec, retryAfterSec) {
-        const state = await proxy.control.drain(timeoutSec, retryAfterSec);
+      async drain(timeoutSec, retryAfterSec, hold) {
+        const state = await proxy.control.drain(timeoutSec, retryAfterSec, hold);
         return { drained: state.drained, inFlight: state.in_flight, pendingRecords: state.pending_records };
       },
       metrics: () => proxy.metrics.snapshot(),

@@ -10,6 +10,7 @@ import { startModelEndpoint, type ModelEndpoint } from '../rollout/model-endpoin
 import { warmSandboxFor, type RolloutDeps, type RolloutOutcome } from '../rollout/rollout.js';
 import { SessionRegistry } from '../rollout/sessions.js';
 import { TaskImages } from '../rollout/task-images.js';
+import type { HoldOptions } from '../proxy/control/proxy-control.js';
 import { checkUpstreams, waitForUpstreams, type UpstreamSet } from '../rollout/upstream-preflight.js';
 import { WarmPool, type WarmPoolStats } from '../sandbox/warm-pool.js';
 import Docker from 'dockerode';
@@ -71,7 +72,7 @@ export class RolloutService {
   private readonly abort = new AbortController();
   private active = 0;
   /** While paused (pause or drain), the Retry-After harnesses are told; a proxy started meanwhile tells them the same. */
-  private paused: { retryAfterSec?: number } | null = null;
+  private paused: { retryAfterSec?: number; hold?: HoldOptions } | null = null;
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
   private readonly metrics: ServiceMetrics;
@@ -230,9 +231,13 @@ export class RolloutService {
    * Before a weight update: every proxy refuses new model calls (429 + Retry-After), and this waits up to
    * `timeoutSec` for the calls in flight to end and be recorded, so that no answer straddles two versions.
    */
-  async drain(timeoutSec: number, retryAfterSec?: number): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
-    this.paused = { retryAfterSec };
-    const states = await Promise.all((await this.startedEndpoints()).map((e) => e.drain(timeoutSec, retryAfterSec)));
+  async drain(
+    timeoutSec: number,
+    retryAfterSec?: number,
+    hold?: HoldOptions,
+  ): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
+    this.paused = { retryAfterSec, hold };
+    const states = await Promise.all((await this.startedEndpoints()).map((e) => e.drain(timeoutSec, retryAfterSec, hold)));
     return {
       paused: true,
       drained: states.every((s) => s.drained),
@@ -241,9 +246,9 @@ export class RolloutService {
     };
   }
 
-  async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
-    this.paused = paused ? { retryAfterSec } : null;
-    for (const e of await this.startedEndpoints()) await (paused ? e.pause(retryAfterSec) : e.resume());
+  async setPaused(paused: boolean, retryAfterSec?: number, hold?: HoldOptions): Promise<{ paused: boolean }> {
+    this.paused = paused ? { retryAfterSec, hold } : null;
+    for (const e of await this.startedEndpoints()) await (paused ? e.pause(retryAfterSec, hold) : e.resume());
     return { paused };
   }
 
@@ -346,7 +351,7 @@ export class RolloutService {
         return ready;
       });
       this.endpoints.set(key, e);
-      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec) : undefined)).catch(() => this.endpoints.delete(key));
+      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec, this.paused.hold) : undefined)).catch(() => this.endpoints.delete(key));
     }
     return e;
   }

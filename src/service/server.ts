@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { clientErrorAnswer } from '../util/client-error.js';
+import { DEFAULT_MAX_HOLD_SEC } from '../proxy/control/pause-switch.js';
 import { UpstreamUnavailableError } from '../rollout/upstream-preflight.js';
 import { UserError } from '../util/errors.js';
 import { OPENAPI } from './openapi.js';
@@ -75,18 +76,24 @@ export function buildServiceApp(service: RolloutService, access: ServiceAccess):
     return view;
   });
 
-  const PauseBody = z.object({ retry_after_sec: z.number().min(0).max(3600).optional() }).optional();
+  const PauseFields = {
+    retry_after_sec: z.number().min(0).max(3600).optional(),
+    mode: z.enum(['refuse', 'hold']).default('refuse'),
+    max_hold_sec: z.number().min(1).max(3600).default(DEFAULT_MAX_HOLD_SEC),
+  };
+  const holdOf = (body: { mode: 'refuse' | 'hold'; max_hold_sec: number }) => (body.mode === 'hold' ? { maxHoldSec: body.max_hold_sec } : undefined);
+  const PauseBody = z.strictObject(PauseFields);
   app.post('/v1/proxy/pause', async (req, reply) => {
-    const body = PauseBody.safeParse(req.body ?? undefined);
-    if (!body.success) return reply.code(400).send(error('retry_after_sec: a number of seconds from 0 to 3600'));
-    return service.setPaused(true, body.data?.retry_after_sec);
+    const body = PauseBody.safeParse(req.body ?? {});
+    if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
+    return service.setPaused(true, body.data.retry_after_sec, holdOf(body.data));
   });
   app.post('/v1/proxy/resume', async () => service.setPaused(false));
-  const DrainBody = z.strictObject({ timeout_sec: z.number().min(0).max(3600).default(60), retry_after_sec: z.number().min(0).max(3600).optional() });
+  const DrainBody = z.strictObject({ timeout_sec: z.number().min(0).max(3600).default(60), ...PauseFields });
   app.post('/v1/proxy/drain', async (req, reply) => {
     const body = DrainBody.safeParse(req.body ?? {});
     if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
-    const state = await service.drain(body.data.timeout_sec, body.data.retry_after_sec);
+    const state = await service.drain(body.data.timeout_sec, body.data.retry_after_sec, holdOf(body.data));
     if (state.drained) return state;
     const left = `${state.in_flight} model calls still in flight and ${state.pending_records} records unwritten after ${body.data.timeout_sec} s`;
     return reply.code(409).send({ ...state, ...error(`${left}; the proxies stay paused: drain again, or resume`) });

@@ -175,6 +175,26 @@ describe('openforge serve (rollout service)', () => {
     expect(new Set(types).size).toBe(types.length);
   }, 180_000);
 
+  it('holds model calls through a weight update twice as long as the harness retries, and no rollout fails', async () => {
+    // forge-agent retries a refused call 4 times over 1 + 2 + 4 + 8 s: a 30 s pause in refuse mode would end it
+    const suite = makeSuite([{ id: 'svc-hold' }]);
+    expect((await api('POST', '/v1/proxy/pause', { mode: 'hold', max_hold_sec: 120 })).json).toEqual({ paused: true });
+    const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'sim:oracle', model: 'hold-policy', n: 2 });
+    let held = 0;
+    for (let i = 0; i < 1200 && held < 2; i++) {
+      held = (await scrape()).value('openforge_proxy_calls_held') ?? 0;
+      if (held < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(held).toBe(2);
+    await new Promise((r) => setTimeout(r, 30_000));
+    expect((await scrape()).value('openforge_proxy_calls_held')).toBe(2);
+    expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
+    for (const id of json.ids as string[]) {
+      const done = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`);
+      expect(done.json).toMatchObject({ status: 'finished', reward: 1, error_type: null, attempts: 1 });
+    }
+  }, 240_000);
+
   it('answers bad input with a 4xx naming the problem and keeps serving', async () => {
     const missing = await api('POST', '/v1/rollouts', { upstream: 'sim:oracle' });
     expect(missing.status).toBe(400);

@@ -94,6 +94,11 @@ class AgainstService(unittest.TestCase):
     def test_pause_resume_and_errors(self):
         self.assertEqual(self.client.pause(1), {"paused": True})
         self.assertEqual(self.client.resume(), {"paused": False})
+        self.assertEqual(self.client.pause(1, mode="hold", max_hold_sec=30), {"paused": True})
+        self.assertEqual(self.client.resume(), {"paused": False})
+        with self.assertRaises(RolloutFailed) as caught:
+            self.client.pause(1, mode="wait")
+        self.assertIn("mode", str(caught.exception))
         # nothing in flight: drained at once, and paused until resumed
         self.assertEqual(self.client.drain(5), {"paused": True, "drained": True, "in_flight": 0, "pending_records": 0})
         self.assertEqual(self.client.resume(), {"paused": False})
