@@ -163,6 +163,9 @@ class RolloutTrial {
   async run(): Promise<RolloutOutcome> {
     const { deps, slot } = this;
     await deps.store.updateRollout(slot.rolloutId, { status: 'running', startedAt: Date.now() });
+    // Stopped (a run interrupted, a rollout cancelled): its container goes now, so the exec in flight ends.
+    const onAbort = () => void this.sandbox?.remove().catch(() => undefined);
+    deps.signal.addEventListener('abort', onAbort, { once: true });
     try {
       throwIfAborted(deps.signal);
       const { image, mounts } = await this.image();
@@ -181,6 +184,7 @@ class RolloutTrial {
       const { error } = await this.finish(failure);
       return { reward: null, errorType: error!.type, errorMessage: error!.message, beforeAgent: !this.agentStarted };
     } finally {
+      deps.signal.removeEventListener('abort', onAbort);
       if (this.sandbox) await this.collectAndTeardown(this.sandbox);
     }
     const { reward, error } = await this.finish(this.agentError);

@@ -44,6 +44,50 @@ export const OPENAPI = {
           '404': { $ref: '#/components/responses/Error' },
         },
       },
+      delete: {
+        summary: 'Cancel a queued or running rollout: it ends cancelled, its container removed',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '202': { description: 'Cancelling: GET it (with wait) to see it end' },
+          '404': { $ref: '#/components/responses/Error' },
+          '409': { $ref: '#/components/responses/Error' },
+        },
+      },
+    },
+    '/v1/groups/{uid}': {
+      get: {
+        summary:
+          'Every rollout of a group (one task of one request), and whether they have all ended; once ended, whether every graded one got the same reward',
+        parameters: [
+          { name: 'uid', in: 'path', required: true, schema: { type: 'string' } },
+          {
+            name: 'wait',
+            in: 'query',
+            required: false,
+            description: 'Long-poll: seconds to wait for every rollout of it to end (max 300)',
+            schema: { type: 'number', minimum: 0, maximum: 300 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The group',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    group: { type: 'string' },
+                    ended: { type: 'boolean' },
+                    uniform: { type: ['boolean', 'null'] },
+                    rollouts: { type: 'array', items: { $ref: '#/components/schemas/Rollout' } },
+                  },
+                },
+              },
+            },
+          },
+          '404': { $ref: '#/components/responses/Error' },
+        },
+      },
     },
     '/v1/proxy/pause': {
       post: {

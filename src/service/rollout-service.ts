@@ -20,7 +20,9 @@ import type { RunNetwork, SandboxBackend } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { ServiceMetrics } from './service-metrics.js';
-import type { RolloutRequest, RolloutState, RolloutView } from './types.js';
+import type { GroupView, RolloutRequest, RolloutState, RolloutView } from './types.js';
+
+const isLive = (state: RolloutState) => state === 'queued' || state === 'running';
 
 const REQUEST_KEYS = { upstream: 'upstream', replicas: 'replicas', name: 'model' };
 
@@ -56,6 +58,8 @@ interface Job {
   markDone: () => void;
   /** Its sandbox was handed to the warm pool to start while it waited in the queue. */
   warmed?: boolean;
+  /** Aborted by DELETE /v1/rollouts/:id: its rollout stops, its container is removed. */
+  cancel: AbortController;
 }
 
 /**
@@ -165,6 +169,7 @@ export class RolloutService {
           outcome: null,
           done,
           markDone,
+          cancel: new AbortController(),
         };
         jobs.push(job);
         ids.push(job.id);
@@ -196,7 +201,53 @@ export class RolloutService {
     if (waitSec > 0 && (job.state === 'queued' || job.state === 'running')) {
       await Promise.race([job.done, new Promise((r) => setTimeout(r, waitSec * 1000).unref())]);
     }
-    const view: RolloutView = {
+    const view = this.summary(job);
+    if (job.state === 'finished' && job.rolloutId && this.opts.samples) {
+      view.samples = await this.opts.samples(this.store, job.rolloutId, {
+        weightVersion: view.weight_version,
+        simulated: job.config.model.upstream.startsWith('sim:'),
+      });
+    }
+    return view;
+  }
+
+  /** Every rollout of a group, once all have ended or `waitSec` has passed; undefined for an unknown group. */
+  async group(uid: string, waitSec = 0): Promise<GroupView | undefined> {
+    const jobs = [...this.jobs.values()].filter((j) => j.group === uid);
+    if (jobs.length === 0) return undefined;
+    if (waitSec > 0) await Promise.race([Promise.all(jobs.map((j) => j.done)), new Promise((r) => setTimeout(r, waitSec * 1000).unref())]);
+    const ended = jobs.every((j) => !isLive(j.state));
+    const rewards = jobs.map((j) => j.outcome?.reward).filter((r): r is number => typeof r === 'number');
+    return {
+      group: uid,
+      ended,
+      rollouts: jobs.map((j) => this.summary(j)),
+      uniform: ended ? rewards.length > 0 && rewards.every((r) => r === rewards[0]) : null,
+    };
+  }
+
+  /**
+   * Cancels a queued or running rollout: a queued one leaves the queue, a running one is stopped and its
+   * container removed; either ends `cancelled`. False when the rollout had already ended; undefined when unknown.
+   */
+  cancel(id: string): boolean | undefined {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    if (!isLive(job.state)) return false;
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.state = 'cancelled';
+      job.outcome = { reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts before it started', beforeAgent: true };
+      this.metrics.rolloutEnded(job.outcome, 0);
+      job.markDone();
+    }
+    job.cancel.abort();
+    return true;
+  }
+
+  private summary(job: Job): RolloutView {
+    return {
       id: job.id,
       task_id: job.task.id,
       group: job.group,
@@ -207,13 +258,6 @@ export class RolloutService {
       attempts: job.attempts,
       weight_version: job.request.weight_version ?? null,
     };
-    if (job.state === 'finished' && job.rolloutId && this.opts.samples) {
-      view.samples = await this.opts.samples(this.store, job.rolloutId, {
-        weightVersion: view.weight_version,
-        simulated: job.config.model.upstream.startsWith('sim:'),
-      });
-    }
-    return view;
   }
 
   /** The warm pool's counts so far, and its warm containers not yet taken. */
@@ -294,7 +338,7 @@ export class RolloutService {
       sessions: this.sessions,
       network: this.network,
       runDir: path.join(this.opts.outputDir, this.runId),
-      signal: this.abort.signal,
+      signal: AbortSignal.any([this.abort.signal, job.cancel.signal]),
       taskImage: (task) => this.images.get(task),
       volumeMounts: () => this.images.mounts(harness),
       proxyPort,
@@ -317,8 +361,10 @@ export class RolloutService {
       );
       job.attempts++;
       job.rolloutId = rolloutId;
-      job.outcome = outcome;
-      job.state = outcome.reward === null ? 'error' : 'finished';
+      job.outcome = job.cancel.signal.aborted
+        ? { ...outcome, reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' }
+        : outcome;
+      job.state = job.cancel.signal.aborted ? 'cancelled' : outcome.reward === null ? 'error' : 'finished';
     } catch (err) {
       job.outcome = { reward: null, errorType: 'infrastructure', errorMessage: (err as Error).message, beforeAgent: true };
       job.state = 'error';

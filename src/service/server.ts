@@ -76,6 +76,21 @@ export function buildServiceApp(service: RolloutService, access: ServiceAccess):
     return view;
   });
 
+  app.delete<{ Params: { id: string } }>('/v1/rollouts/:id', async (req, reply) => {
+    const cancelled = service.cancel(req.params.id);
+    if (cancelled === undefined) return reply.code(404).send(error(`no rollout ${req.params.id}`));
+    if (!cancelled) return reply.code(409).send(error(`rollout ${req.params.id} has already ended`));
+    return reply.code(202).send({ id: req.params.id, cancelling: true });
+  });
+
+  app.get<{ Params: { uid: string }; Querystring: unknown }>('/v1/groups/:uid', async (req, reply) => {
+    const query = WaitQuery.safeParse(req.query);
+    if (!query.success) return reply.code(400).send(error(`wait: a number of seconds from 0 to ${MAX_WAIT_SEC}`));
+    const group = await service.group(req.params.uid, query.data.wait ?? 0);
+    if (!group) return reply.code(404).send(error(`no group ${req.params.uid}`));
+    return group;
+  });
+
   const PauseFields = {
     retry_after_sec: z.number().min(0).max(3600).optional(),
     mode: z.enum(['refuse', 'hold']).default('refuse'),

@@ -25,7 +25,7 @@ export const RolloutRequestSchema = z
   .superRefine(replicasBesideUrl);
 export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
 
-export type RolloutState = 'queued' | 'running' | 'finished' | 'error';
+export type RolloutState = 'queued' | 'running' | 'finished' | 'error' | 'cancelled';
 
 /** GET /v1/rollouts/:id */
 export interface RolloutView {
@@ -41,4 +41,14 @@ export interface RolloutView {
   weight_version: string | number | null;
   /** Training samples, once finished. */
   samples?: unknown[];
+}
+
+/** GET /v1/groups/:uid */
+export interface GroupView {
+  group: string;
+  /** Every rollout of the group has ended (finished, error or cancelled). */
+  ended: boolean;
+  rollouts: Omit<RolloutView, 'samples'>[];
+  /** Once ended: every graded rollout got the same reward (no signal for GRPO); null before. */
+  uniform: boolean | null;
 }

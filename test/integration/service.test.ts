@@ -195,6 +195,41 @@ describe('openforge serve (rollout service)', () => {
     }
   }, 240_000);
 
+  it('cancels a running rollout (DELETE), and long-polls a group until every rollout of it has ended', async () => {
+    const suite = makeSuite([{ id: 'svc-cancel' }]);
+    const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 60, modelName: 'cancel-policy' });
+    try {
+      const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: slow.url, model: 'cancel-policy', n: 2 });
+      const [victim, survivor] = json.ids as string[];
+      const group = json.groups['svc-cancel'] as string;
+      expect((await api('GET', `/v1/groups/${encodeURIComponent(group)}`)).json).toMatchObject({ group, ended: false, uniform: null });
+      // running, with a model call under way
+      for (let i = 0; i < 600; i++) {
+        if ((await scrape()).sum(/^openforge_proxy_calls_in_flight$/) > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await api('GET', `/v1/rollouts/${encodeURIComponent(victim!)}`)).json.status).toBe('running');
+      const started = Date.now();
+      expect(await api('DELETE', `/v1/rollouts/${encodeURIComponent(victim!)}`)).toEqual({ status: 202, json: { id: victim, cancelling: true } });
+      const cancelled = await api('GET', `/v1/rollouts/${encodeURIComponent(victim!)}?wait=60`);
+      expect(cancelled.json).toMatchObject({ status: 'cancelled', reward: null, error_type: 'cancelled' });
+      expect(cancelled.json.samples).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect((await api('DELETE', `/v1/rollouts/${encodeURIComponent(victim!)}`)).status).toBe(409);
+      expect((await api('DELETE', '/v1/rollouts/nope')).status).toBe(404);
+      const ended = await api('GET', `/v1/groups/${encodeURIComponent(group)}?wait=120`);
+      expect(ended.json.ended).toBe(true);
+      expect(ended.json.rollouts.map((r: { id: string; status: string }) => [r.id, r.status])).toEqual([
+        [victim, 'cancelled'],
+        [survivor, 'finished'],
+      ]);
+      expect(ended.json.uniform).toBe(true); // one graded rollout: no spread of rewards
+      expect((await api('GET', '/v1/groups/nope')).status).toBe(404);
+    } finally {
+      await slow.close();
+    }
+  }, 180_000);
+
   it('answers bad input with a 4xx naming the problem and keeps serving', async () => {
     const missing = await api('POST', '/v1/rollouts', { upstream: 'sim:oracle' });
     expect(missing.status).toBe(400);
