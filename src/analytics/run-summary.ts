@@ -67,6 +67,8 @@ export function summarize(
     rs.sort((a, b) => a.sampleIndex - b.sampleIndex);
     const rewards = rs.map((r) => r.reward);
     const passes = rs.filter((r) => r.reward !== null && r.reward >= opts.passThreshold).length;
+    // An outage at the upstream says nothing of the policy: such rollouts are counted as errors, not as tries.
+    const tried = rs.filter((r) => r.errorType !== 'upstream_error').length;
     const taskErrors: Record<string, number> = {};
     for (const r of rs) {
       if (r.errorType) {
@@ -80,7 +82,7 @@ export function summarize(
       rewards,
       meanReward: mean(rewards.filter((x): x is number => x !== null)),
       passes,
-      ...passRates(rs.length, passes, opts.k),
+      ...passRates(tried, passes, opts.k),
       errors: taskErrors,
     };
   });

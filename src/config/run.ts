@@ -30,6 +30,31 @@ export const REPLICAS_SCHEMA = z
   .min(1)
   .optional();
 
+/** Sampling settings forced onto every upstream call (`model.sampling`, a rollout request's `sampling`), named as vLLM names them. */
+export const SAMPLING_SCHEMA = z.strictObject({
+  temperature: z.number().min(0).max(2).optional().describe('Forced onto every call.'),
+  max_tokens: z.number().int().positive().optional().describe('A cap: a harness may ask for fewer tokens, never more.'),
+  top_p: z.number().gt(0).max(1).optional().describe('Nucleus sampling: the smallest set of tokens whose probability reaches it.'),
+  top_k: z.number().int().min(-1).optional().describe('Only the k likeliest tokens (-1 or 0: all).'),
+  min_p: z.number().min(0).max(1).optional().describe("Tokens less likely than this fraction of the likeliest one's probability are left out."),
+  stop: z
+    .union([z.string().min(1), z.array(z.string().min(1)).max(16)])
+    .optional()
+    .describe('Strings that end an answer, on top of any the harness sends (vLLM takes a list).'),
+  presence_penalty: z.number().min(-2).max(2).optional().describe('Forced onto every call.'),
+  frequency_penalty: z.number().min(-2).max(2).optional().describe('Forced onto every call.'),
+  repetition_penalty: z.number().gt(0).max(2).optional().describe("vLLM's and SGLang's multiplicative penalty (1: none)."),
+  seed: z.number().int().optional().describe('The engine seeds every call with it.'),
+  logprobs: z
+    .number()
+    .int()
+    .min(0)
+    .max(20)
+    .optional()
+    .describe("Top logprobs per sampled token to record beside its own (the sampled token's logprob is always recorded)."),
+});
+export type SamplingSettings = z.infer<typeof SAMPLING_SCHEMA>;
+
 /** Replicas sit beside a server of the same model: `upstream` must be a URL too, never a sim. */
 export function replicasBesideUrl(model: { upstream: string; replicas?: string[] | undefined }, ctx: z.RefinementCtx): void {
   if (model.replicas && !/^https?:\/\//.test(model.upstream)) {
@@ -104,13 +129,7 @@ export const RunConfigSchema = z.strictObject({
         .describe(
           "The model's chat template and tokenizer for `token_in`: a Hugging Face model folder (tokenizer.json, and tokenizer_config.json with a chat_template; relative to the run.yaml) or a family name (`qwen3`, `deepseek_v3`).",
         ),
-      sampling: z
-        .strictObject({
-          temperature: z.number().min(0).max(2).optional().describe('Forced onto every call.'),
-          max_tokens: z.number().int().positive().optional().describe('A cap: a harness may ask for fewer tokens, never more.'),
-        })
-        .default({})
-        .describe('Sampling settings forced onto every upstream call.'),
+      sampling: SAMPLING_SCHEMA.default({}).describe('Sampling settings forced onto every upstream call.'),
     })
     .superRefine(replicasBesideUrl)
     .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} })
@@ -152,6 +171,22 @@ export const RunConfigSchema = z.strictObject({
         .max(86_400)
         .optional()
         .describe("How long a rollout's retry waits for an unreachable backend (an engine restart) before the run stops."),
+      upstream_error: z
+        .number()
+        .int()
+        .min(0)
+        .max(10)
+        .optional()
+        .describe(
+          'Retries of a rollout whose policy calls failed at the upstream (an outage: no reward, no sample), each once the upstream serves again; 2 when absent.',
+        ),
+      upstream_wait_sec: z
+        .number()
+        .int()
+        .min(1)
+        .max(86_400)
+        .optional()
+        .describe('How long such a retry waits for the upstream to serve again (120 when absent); past it the rollout stays an `upstream_error`.'),
     })
     .default({ infrastructure: 2 })
     .describe('What is retried, and how long a retry waits.'),

@@ -62,6 +62,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   const metrics: ProxyMetrics = new ProxyMetrics({
     inFlight: () => inFlight.size,
     paused: () => pause.paused,
+    held: () => pause.held,
     pendingRecords: () => recorder.pendingCount,
     servingThreadBusy: () => load.current().busy,
     policyCallsWithoutTokenIds: () => opts.sink.policyCallsWithoutTokenIds,

@@ -43,6 +43,13 @@ export interface ForcedSampling {
   temperature?: number;
   /** A cap: the harness may ask for fewer tokens, never more. */
   maxTokens?: number;
+  /**
+   * Other sampling fields set on every engine request as named here (vLLM's names: top_p, top_k, min_p,
+   * stop, presence_penalty, frequency_penalty, repetition_penalty, seed); `stop` is added to the harness's own.
+   */
+  fields?: Record<string, unknown>;
+  /** Top logprobs per sampled token the engine is asked for. */
+  topLogprobs?: number;
 }
 
 export interface RetryPolicy {

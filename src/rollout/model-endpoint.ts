@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RunConfig } from '../config/run.js';
+import type { RunConfig, SamplingSettings } from '../config/run.js';
 import type { Task } from '../config/task.js';
 import { answerFromAssistantMessage } from '../sim/assistant-answer.js';
 import type { AssistantChatMessage } from '../sim/chat-request.js';
@@ -7,9 +7,10 @@ import type { PolicyAnswer } from '../sim/policies/types.js';
 import { parseSimSpec } from '../sim/policies/sim-spec.js';
 import { startSimServer } from '../sim/server.js';
 import type { MetricsSnapshot } from '../proxy/control/proxy-metrics.js';
+import type { HoldOptions } from '../proxy/control/proxy-control.js';
 import { startProxy } from '../proxy/server.js';
 import { tokenInOptions } from '../proxy/token-in/token-in-setup.js';
-import type { SessionResolver } from '../proxy/types.js';
+import type { ForcedSampling, SessionResolver } from '../proxy/types.js';
 import type { RunNetwork } from '../sandbox/types.js';
 import type { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -20,10 +21,11 @@ export interface ModelEndpoint {
   /** True when the upstream is the built-in simulated model. */
   simulated: boolean;
   /** New model calls get 429 + Retry-After (around a weight update); calls in flight finish. */
-  pause(retryAfterSec?: number): Promise<void>;
+  /** With `hold`, new model calls wait for the resume (each at most `maxHoldSec`) instead of being refused. */
+  pause(retryAfterSec?: number, hold?: HoldOptions): Promise<void>;
   resume(): Promise<void>;
   /** Pauses, then waits up to `timeoutSec` for the calls in flight to end and be recorded. */
-  drain(timeoutSec: number, retryAfterSec?: number): Promise<DrainState>;
+  drain(timeoutSec: number, retryAfterSec?: number, hold?: HoldOptions): Promise<DrainState>;
   /** The proxy's Prometheus metrics, to be served with the caller's own. */
   metrics(): Promise<MetricsSnapshot>;
   close(): Promise<void>;
@@ -73,7 +75,7 @@ export async function startModelEndpoint(opts: {
   }
   // Rollouts never see the token: their containers get a session secret only.
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
-  const sampling = { model: model.name, temperature: model.sampling.temperature, maxTokens: model.sampling.max_tokens };
+  const sampling = forcedSampling(model.name, model.sampling);
   const sim = simulated ? { family: parseSimSpec(model.upstream).family } : undefined;
   try {
     const tokenIn = model.token_in
@@ -100,10 +102,10 @@ export async function startModelEndpoint(opts: {
     return {
       port: proxy.port,
       simulated,
-      pause: async (retryAfterSec) => void proxy.control.pause(retryAfterSec),
+      pause: async (retryAfterSec, hold) => void proxy.control.pause(retryAfterSec, hold),
       resume: async () => void proxy.control.resume(),
-      async drain(timeoutSec, retryAfterSec) {
-        const state = await proxy.control.drain(timeoutSec, retryAfterSec);
+      async drain(timeoutSec, retryAfterSec, hold) {
+        const state = await proxy.control.drain(timeoutSec, retryAfterSec, hold);
         return { drained: state.drained, inFlight: state.in_flight, pendingRecords: state.pending_records };
       },
       metrics: () => proxy.metrics.snapshot(),
@@ -116,6 +118,19 @@ export async function startModelEndpoint(opts: {
     await closeSim?.();
     throw err;
   }
+}
+
+/** run.yaml's (or a rollout request's) sampling settings as the proxy forces them onto every engine request. */
+export function forcedSampling(name: string, settings: SamplingSettings): ForcedSampling {
+  const { temperature, max_tokens: maxTokens, logprobs: topLogprobs, ...rest } = settings;
+  const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  return {
+    model: name,
+    temperature,
+    maxTokens,
+    ...(Object.keys(fields).length ? { fields } : {}),
+    ...(topLogprobs !== undefined ? { topLogprobs } : {}),
+  };
 }
 
 /** The answers a recorded rollout's policy calls received, for `sim:replay:<rollout>`. */

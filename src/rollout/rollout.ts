@@ -51,6 +51,8 @@ export interface RolloutDeps {
   endAfterScript?: boolean;
   /** Called when a browser task's environment is up: where to watch it (noVNC, view-only). */
   onLiveView?(view: LiveView): void;
+  /** Resolves true once every upstream serves again (false after `waitMs`): before a rollout that failed at the upstream runs again. */
+  waitForUpstream?(waitMs: number, signal: AbortSignal): Promise<boolean>;
 }
 
 /** The sandbox a rollout of `task` asks its backend for (also what the warm pool starts ahead of it). */
@@ -161,6 +163,9 @@ class RolloutTrial {
   async run(): Promise<RolloutOutcome> {
     const { deps, slot } = this;
     await deps.store.updateRollout(slot.rolloutId, { status: 'running', startedAt: Date.now() });
+    // Stopped (a run interrupted, a rollout cancelled): its container goes now, so the exec in flight ends.
+    const onAbort = () => void this.sandbox?.remove().catch(() => undefined);
+    deps.signal.addEventListener('abort', onAbort, { once: true });
     try {
       throwIfAborted(deps.signal);
       const { image, mounts } = await this.image();
@@ -171,6 +176,7 @@ class RolloutTrial {
       throwIfAborted(deps.signal);
       await this.agent(box, start);
       throwIfAborted(deps.signal);
+      await this.refuseUpstreamOutage();
       await this.verify(box);
     } catch (err) {
       if (this.secret) deps.sessions.close(this.secret);
@@ -178,6 +184,7 @@ class RolloutTrial {
       const { error } = await this.finish(failure);
       return { reward: null, errorType: error!.type, errorMessage: error!.message, beforeAgent: !this.agentStarted };
     } finally {
+      deps.signal.removeEventListener('abort', onAbort);
       if (this.sandbox) await this.collectAndTeardown(this.sandbox);
     }
     const { reward, error } = await this.finish(this.agentError);
@@ -287,6 +294,22 @@ class RolloutTrial {
       this.agentError = new RolloutError('oom_killed', `a process was killed for exceeding the container's memory limit (harness exit ${agentRes.exitCode})`);
     else if (agentRes.exitCode !== 0) this.agentError = new RolloutError('harness_crash', `the harness exited with code ${agentRes.exitCode}`);
     await this.log('agent', `exit ${agentRes.exitCode} after ${this.phases.agent} ms${this.agentError ? ` (${this.agentError.type})` : ''}`);
+  }
+
+  /**
+   * A rollout whose policy calls failed at the upstream saw an outage, not a task: it is not graded (its
+   * reward would train the policy on a fault that was not its own) and ends as `upstream_error`, retried.
+   */
+  private async refuseUpstreamOutage(): Promise<void> {
+    if (!this.secret) return;
+    await this.deps.store.flush();
+    const failed = await this.deps.store.upstreamFailures(this.slot.rolloutId);
+    if (failed.length === 0) return;
+    const first = failed[0]!;
+    throw new RolloutError(
+      'upstream_error',
+      `${failed.length} policy call${failed.length > 1 ? 's' : ''} failed at the upstream (call ${first.seq}: ${first.error ?? `HTTP ${first.status}`})${this.agentError ? `; the harness then ended with ${this.agentError.type}: ${this.agentError.message}` : ''}`,
+    );
   }
 
   /**

@@ -20,6 +20,7 @@ import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { warmSandboxFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
 import { TaskImages } from './task-images.js';
+import { checkUpstreams, waitForUpstreams } from './upstream-preflight.js';
 import { SessionRegistry } from './sessions.js';
 import { summarize, type RunSummary } from '../analytics/run-summary.js';
 
@@ -55,6 +56,8 @@ export interface RunOptions extends RunEvents {
 
 export { STORE_FILE };
 
+const MODEL_KEYS = { upstream: 'model.upstream', replicas: 'model.replicas', name: 'model.name' };
+
 /**
  * Runs every task × rollouts_per_task under the concurrency limit, or resumes the latest unfinished run of
  * the same config in the output folder (finished rollouts are kept, unfinished ones run again).
@@ -64,6 +67,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const started = Date.now();
   const tasks = loadAllTasks(loaded.taskPaths);
   const harness = harnessFor(config);
+  // An outage is found here, in seconds, rather than as failed rollouts.
+  if (harness.usesModel) await checkUpstreams(config.model, MODEL_KEYS);
   const backend = options.backend ?? (await createBackend(config));
   // Images are built by the local engine on every backend; a cluster pulls them from the registry they were pushed to.
   // Made before anything starts: the builder checks the extra CA bundle.
@@ -106,7 +111,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
     for (const task of tasks) {
       for (let i = 0; i < config.rollouts_per_task; i++) {
         const prev = current.get(`${task.id}\0${i}`);
-        const final = prev && (prev.status === 'finished' || (prev.status === 'error' && prev.errorType !== 'cancelled'));
+        const final =
+          prev && (prev.status === 'finished' || (prev.status === 'error' && prev.errorType !== 'cancelled' && prev.errorType !== 'upstream_error'));
         if (final) skipped++;
         else {
           if (prev) await store.updateRollout(prev.id, { status: 'abandoned' });
@@ -161,6 +167,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       script: options.script,
       endAfterScript: options.endAfterScript,
       onLiveView: options.onLiveView,
+      waitForUpstream: (waitMs, waitSignal) => waitForUpstreams(config.model, waitMs, waitSignal),
     };
 
     // Interrupted: remove the run's containers now, so in-flight execs end instead of running to their timeouts.
@@ -174,7 +181,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
           deps,
           { task: slot.task, sampleIndex: slot.sampleIndex, firstAttempt: slot.attempt },
           config.retries.infrastructure,
-          (failed) => options.onLog?.(`retrying ${slot.task.id}#${slot.sampleIndex} after an infrastructure error: ${failed.errorMessage}`),
+          (failed) =>
+            options.onLog?.(
+              `retrying ${slot.task.id}#${slot.sampleIndex} after ${failed.errorType === 'upstream_error' ? 'an upstream' : 'an infrastructure'} error: ${failed.errorMessage}`,
+            ),
         );
         options.onRolloutDone?.({ taskId: slot.task.id, sampleIndex: slot.sampleIndex, outcome });
       } catch (err) {

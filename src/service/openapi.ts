@@ -1,8 +1,14 @@
 import { harnessNames } from '../harness/registry.js';
 
+const HOLD_PROPERTIES = {
+  mode: { enum: ['refuse', 'hold'], default: 'refuse', description: 'refuse new model calls with 429, or hold them (connections open) until the resume' },
+  max_hold_sec: { type: 'number', minimum: 1, maximum: 3600, default: 300, description: 'hold mode: how long one call may be held' },
+};
+
 /** OpenAPI 3.1 description of the rollout service, served at GET /openapi.json. */
 export const OPENAPI = {
   openapi: '3.1.0',
+  security: [{ bearer: [] }],
   info: {
     title: 'OpenForge rollout service',
     version: '0.1.0',
@@ -38,13 +44,57 @@ export const OPENAPI = {
           '404': { $ref: '#/components/responses/Error' },
         },
       },
+      delete: {
+        summary: 'Cancel a queued or running rollout: it ends cancelled, its container removed',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '202': { description: 'Cancelling: GET it (with wait) to see it end' },
+          '404': { $ref: '#/components/responses/Error' },
+          '409': { $ref: '#/components/responses/Error' },
+        },
+      },
+    },
+    '/v1/groups/{uid}': {
+      get: {
+        summary:
+          'Every rollout of a group (one task of one request), and whether they have all ended; once ended, whether every graded one got the same reward',
+        parameters: [
+          { name: 'uid', in: 'path', required: true, schema: { type: 'string' } },
+          {
+            name: 'wait',
+            in: 'query',
+            required: false,
+            description: 'Long-poll: seconds to wait for every rollout of it to end (max 300)',
+            schema: { type: 'number', minimum: 0, maximum: 300 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The group',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    group: { type: 'string' },
+                    ended: { type: 'boolean' },
+                    uniform: { type: ['boolean', 'null'] },
+                    rollouts: { type: 'array', items: { $ref: '#/components/schemas/Rollout' } },
+                  },
+                },
+              },
+            },
+          },
+          '404': { $ref: '#/components/responses/Error' },
+        },
+      },
     },
     '/v1/proxy/pause': {
       post: {
         summary: 'Refuse new model calls with 429 + Retry-After (before a weight update); calls in flight finish',
         requestBody: {
           required: false,
-          content: { 'application/json': { schema: { type: 'object', properties: { retry_after_sec: { type: 'number', minimum: 0 } } } } },
+          content: { 'application/json': { schema: { type: 'object', properties: { retry_after_sec: { type: 'number', minimum: 0 }, ...HOLD_PROPERTIES } } } },
         },
         responses: { '200': { description: 'Paused', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } },
       },
@@ -62,6 +112,7 @@ export const OPENAPI = {
                 properties: {
                   timeout_sec: { type: 'number', minimum: 0, maximum: 3600, default: 60, description: 'how long to wait for the calls in flight' },
                   retry_after_sec: { type: 'number', minimum: 0, maximum: 3600, description: 'the Retry-After harnesses are told meanwhile' },
+                  ...HOLD_PROPERTIES,
                 },
               },
             },
@@ -95,6 +146,7 @@ export const OPENAPI = {
     },
     '/health': {
       get: {
+        security: [],
         summary: 'Liveness, and how many rollouts got a container the warm pool started while they were queued',
         responses: {
           '200': {
@@ -125,6 +177,9 @@ export const OPENAPI = {
     },
   },
   components: {
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'the token openforge serve printed, or its --token-file; every route but /health' },
+    },
     schemas: {
       RolloutRequest: {
         type: 'object',
@@ -144,7 +199,22 @@ export const OPENAPI = {
           },
           kind: { type: 'string', enum: ['vllm', 'sglang', 'openai-compatible'], default: 'vllm' },
           model: { type: 'string', default: 'policy' },
-          sampling: { type: 'object', properties: { temperature: { type: 'number' }, max_tokens: { type: 'integer' } } },
+          sampling: {
+            type: 'object',
+            properties: {
+              temperature: { type: 'number' },
+              max_tokens: { type: 'integer' },
+              top_p: { type: 'number' },
+              top_k: { type: 'integer' },
+              min_p: { type: 'number' },
+              stop: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+              presence_penalty: { type: 'number' },
+              frequency_penalty: { type: 'number' },
+              repetition_penalty: { type: 'number' },
+              seed: { type: 'integer' },
+              logprobs: { type: 'integer', description: 'top logprobs per sampled token' },
+            },
+          },
           n: { type: 'integer', minimum: 1, maximum: 1024, default: 1 },
           weight_version: { type: ['string', 'integer'] },
           max_turns: { type: 'integer', minimum: 1 },

@@ -10,6 +10,8 @@ import { startModelEndpoint, type ModelEndpoint } from '../rollout/model-endpoin
 import { warmSandboxFor, type RolloutDeps, type RolloutOutcome } from '../rollout/rollout.js';
 import { SessionRegistry } from '../rollout/sessions.js';
 import { TaskImages } from '../rollout/task-images.js';
+import type { HoldOptions } from '../proxy/control/proxy-control.js';
+import { checkUpstreams, waitForUpstreams, type UpstreamSet } from '../rollout/upstream-preflight.js';
 import { WarmPool, type WarmPoolStats } from '../sandbox/warm-pool.js';
 import Docker from 'dockerode';
 import { ImageBuilder } from '../sandbox/docker/images.js';
@@ -18,7 +20,15 @@ import type { RunNetwork, SandboxBackend } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { ServiceMetrics } from './service-metrics.js';
-import type { RolloutRequest, RolloutState, RolloutView } from './types.js';
+import type { GroupView, RolloutRequest, RolloutState, RolloutView } from './types.js';
+
+const isLive = (state: RolloutState) => state === 'queued' || state === 'running';
+
+const REQUEST_KEYS = { upstream: 'upstream', replicas: 'replicas', name: 'model' };
+
+function modelOf(request: RolloutRequest): UpstreamSet {
+  return { upstream: request.upstream, replicas: request.replicas, name: request.model, kind: request.kind };
+}
 
 /** Builds the training samples of a finished rollout (the trajectory builder). */
 export type SampleBuilder = (store: Store, rolloutId: string, meta: { weightVersion: string | number | null; simulated: boolean }) => Promise<unknown[]>;
@@ -48,6 +58,8 @@ interface Job {
   markDone: () => void;
   /** Its sandbox was handed to the warm pool to start while it waited in the queue. */
   warmed?: boolean;
+  /** Aborted by DELETE /v1/rollouts/:id: its rollout stops, its container is removed. */
+  cancel: AbortController;
 }
 
 /**
@@ -64,7 +76,7 @@ export class RolloutService {
   private readonly abort = new AbortController();
   private active = 0;
   /** While paused (pause or drain), the Retry-After harnesses are told; a proxy started meanwhile tells them the same. */
-  private paused: { retryAfterSec?: number } | null = null;
+  private paused: { retryAfterSec?: number; hold?: HoldOptions } | null = null;
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
   private readonly metrics: ServiceMetrics;
@@ -102,8 +114,23 @@ export class RolloutService {
     return new RolloutService(opts, runId, store, backend, network, images);
   }
 
-  /** Queues n rollouts of every selected task; returns their ids at once. */
-  submit(request: RolloutRequest): { ids: string[]; groups: Record<string, string> } {
+  /**
+   * Queues n rollouts of every selected task; returns their ids once every upstream of the request was seen
+   * serving its model (an outage is a 502 here, not failed rollouts).
+   */
+  async submit(request: RolloutRequest): Promise<{ ids: string[]; groups: Record<string, string> }> {
+    const queued = this.queueRequest(request);
+    try {
+      if (getHarness(request.harness).usesModel) await checkUpstreams(modelOf(request), REQUEST_KEYS);
+    } catch (err) {
+      queued.cancel();
+      throw err;
+    }
+    queued.start();
+    return queued.result;
+  }
+
+  private queueRequest(request: RolloutRequest): { result: { ids: string[]; groups: Record<string, string> }; start(): void; cancel(): void } {
     const harness = getHarness(request.harness);
     if (harness.usesModel && this.network.mode === 'none') throw new UserError('the service runs with network "none": harnesses cannot reach the model');
     let tasks = loadTasks(request.tasks);
@@ -120,6 +147,7 @@ export class RolloutService {
     };
     const batch = randomBytes(3).toString('hex');
     const ids: string[] = [];
+    const jobs: Job[] = [];
     const groups: Record<string, string> = {};
     for (const task of tasks) {
       groups[task.id] = `${task.id}@${batch}`;
@@ -141,15 +169,30 @@ export class RolloutService {
           outcome: null,
           done,
           markDone,
+          cancel: new AbortController(),
         };
-        this.jobs.set(job.id, job);
-        this.queue.push(job);
+        jobs.push(job);
         ids.push(job.id);
       }
     }
-    this.metrics.rolloutsSubmitted(ids.length);
-    this.pump();
-    return { ids, groups };
+    return {
+      result: { ids, groups },
+      start: () => {
+        for (const job of jobs) {
+          this.jobs.set(job.id, job);
+          this.queue.push(job);
+        }
+        this.metrics.rolloutsSubmitted(ids.length);
+        this.pump();
+      },
+      cancel: () => {
+        // sample indexes taken by a request that never ran are given back, when no other request took later ones
+        for (const task of tasks) {
+          const taken = jobs.filter((j) => j.task.id === task.id).map((j) => j.sampleIndex);
+          if (taken.length && this.nextSample.get(task.id) === Math.max(...taken) + 1) this.nextSample.set(task.id, Math.min(...taken));
+        }
+      },
+    };
   }
 
   async view(id: string, waitSec = 0): Promise<RolloutView | undefined> {
@@ -158,7 +201,53 @@ export class RolloutService {
     if (waitSec > 0 && (job.state === 'queued' || job.state === 'running')) {
       await Promise.race([job.done, new Promise((r) => setTimeout(r, waitSec * 1000).unref())]);
     }
-    const view: RolloutView = {
+    const view = this.summary(job);
+    if (job.state === 'finished' && job.rolloutId && this.opts.samples) {
+      view.samples = await this.opts.samples(this.store, job.rolloutId, {
+        weightVersion: view.weight_version,
+        simulated: job.config.model.upstream.startsWith('sim:'),
+      });
+    }
+    return view;
+  }
+
+  /** Every rollout of a group, once all have ended or `waitSec` has passed; undefined for an unknown group. */
+  async group(uid: string, waitSec = 0): Promise<GroupView | undefined> {
+    const jobs = [...this.jobs.values()].filter((j) => j.group === uid);
+    if (jobs.length === 0) return undefined;
+    if (waitSec > 0) await Promise.race([Promise.all(jobs.map((j) => j.done)), new Promise((r) => setTimeout(r, waitSec * 1000).unref())]);
+    const ended = jobs.every((j) => !isLive(j.state));
+    const rewards = jobs.map((j) => j.outcome?.reward).filter((r): r is number => typeof r === 'number');
+    return {
+      group: uid,
+      ended,
+      rollouts: jobs.map((j) => this.summary(j)),
+      uniform: ended ? rewards.length > 0 && rewards.every((r) => r === rewards[0]) : null,
+    };
+  }
+
+  /**
+   * Cancels a queued or running rollout: a queued one leaves the queue, a running one is stopped and its
+   * container removed; either ends `cancelled`. False when the rollout had already ended; undefined when unknown.
+   */
+  cancel(id: string): boolean | undefined {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    if (!isLive(job.state)) return false;
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.state = 'cancelled';
+      job.outcome = { reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts before it started', beforeAgent: true };
+      this.metrics.rolloutEnded(job.outcome, 0);
+      job.markDone();
+    }
+    job.cancel.abort();
+    return true;
+  }
+
+  private summary(job: Job): RolloutView {
+    return {
       id: job.id,
       task_id: job.task.id,
       group: job.group,
@@ -169,13 +258,6 @@ export class RolloutService {
       attempts: job.attempts,
       weight_version: job.request.weight_version ?? null,
     };
-    if (job.state === 'finished' && job.rolloutId && this.opts.samples) {
-      view.samples = await this.opts.samples(this.store, job.rolloutId, {
-        weightVersion: view.weight_version,
-        simulated: job.config.model.upstream.startsWith('sim:'),
-      });
-    }
-    return view;
   }
 
   /** The warm pool's counts so far, and its warm containers not yet taken. */
@@ -193,9 +275,13 @@ export class RolloutService {
    * Before a weight update: every proxy refuses new model calls (429 + Retry-After), and this waits up to
    * `timeoutSec` for the calls in flight to end and be recorded, so that no answer straddles two versions.
    */
-  async drain(timeoutSec: number, retryAfterSec?: number): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
-    this.paused = { retryAfterSec };
-    const states = await Promise.all((await this.startedEndpoints()).map((e) => e.drain(timeoutSec, retryAfterSec)));
+  async drain(
+    timeoutSec: number,
+    retryAfterSec?: number,
+    hold?: HoldOptions,
+  ): Promise<{ paused: true; drained: boolean; in_flight: number; pending_records: number }> {
+    this.paused = { retryAfterSec, hold };
+    const states = await Promise.all((await this.startedEndpoints()).map((e) => e.drain(timeoutSec, retryAfterSec, hold)));
     return {
       paused: true,
       drained: states.every((s) => s.drained),
@@ -204,9 +290,9 @@ export class RolloutService {
     };
   }
 
-  async setPaused(paused: boolean, retryAfterSec?: number): Promise<{ paused: boolean }> {
-    this.paused = paused ? { retryAfterSec } : null;
-    for (const e of await this.startedEndpoints()) await (paused ? e.pause(retryAfterSec) : e.resume());
+  async setPaused(paused: boolean, retryAfterSec?: number, hold?: HoldOptions): Promise<{ paused: boolean }> {
+    this.paused = paused ? { retryAfterSec, hold } : null;
+    for (const e of await this.startedEndpoints()) await (paused ? e.pause(retryAfterSec, hold) : e.resume());
     return { paused };
   }
 
@@ -252,10 +338,11 @@ export class RolloutService {
       sessions: this.sessions,
       network: this.network,
       runDir: path.join(this.opts.outputDir, this.runId),
-      signal: this.abort.signal,
+      signal: AbortSignal.any([this.abort.signal, job.cancel.signal]),
       taskImage: (task) => this.images.get(task),
       volumeMounts: () => this.images.mounts(harness),
       proxyPort,
+      waitForUpstream: (waitMs, signal) => waitForUpstreams(job.config.model, waitMs, signal),
     };
   }
 
@@ -274,8 +361,10 @@ export class RolloutService {
       );
       job.attempts++;
       job.rolloutId = rolloutId;
-      job.outcome = outcome;
-      job.state = outcome.reward === null ? 'error' : 'finished';
+      job.outcome = job.cancel.signal.aborted
+        ? { ...outcome, reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' }
+        : outcome;
+      job.state = job.cancel.signal.aborted ? 'cancelled' : outcome.reward === null ? 'error' : 'finished';
     } catch (err) {
       job.outcome = { reward: null, errorType: 'infrastructure', errorMessage: (err as Error).message, beforeAgent: true };
       job.state = 'error';
@@ -308,7 +397,7 @@ export class RolloutService {
         return ready;
       });
       this.endpoints.set(key, e);
-      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec) : undefined)).catch(() => this.endpoints.delete(key));
+      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec, this.paused.hold) : undefined)).catch(() => this.endpoints.delete(key));
     }
     return e;
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REPLICAS_SCHEMA, replicasBesideUrl, RunConfigSchema } from '../config/run.js';
+import { REPLICAS_SCHEMA, replicasBesideUrl, RunConfigSchema, SAMPLING_SCHEMA } from '../config/run.js';
 
 /** POST /v1/rollouts */
 export const RolloutRequestSchema = z
@@ -15,7 +15,7 @@ export const RolloutRequestSchema = z
     replicas: REPLICAS_SCHEMA,
     kind: z.enum(['vllm', 'sglang', 'openai-compatible']).default('vllm'),
     model: z.string().min(1).default('policy'),
-    sampling: z.strictObject({ temperature: z.number().min(0).max(2).optional(), max_tokens: z.number().int().positive().optional() }).default({}),
+    sampling: SAMPLING_SCHEMA.default({}),
     /** Rollouts per task (a GRPO group). */
     n: z.number().int().min(1).max(1024).default(1),
     /** The policy's weight version, carried into every sample. */
@@ -25,7 +25,7 @@ export const RolloutRequestSchema = z
   .superRefine(replicasBesideUrl);
 export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
 
-export type RolloutState = 'queued' | 'running' | 'finished' | 'error';
+export type RolloutState = 'queued' | 'running' | 'finished' | 'error' | 'cancelled';
 
 /** GET /v1/rollouts/:id */
 export interface RolloutView {
@@ -41,4 +41,14 @@ export interface RolloutView {
   weight_version: string | number | null;
   /** Training samples, once finished. */
   samples?: unknown[];
+}
+
+/** GET /v1/groups/:uid */
+export interface GroupView {
+  group: string;
+  /** Every rollout of the group has ended (finished, error or cancelled). */
+  ended: boolean;
+  rollouts: Omit<RolloutView, 'samples'>[];
+  /** Once ended: every graded rollout got the same reward (no signal for GRPO); null before. */
+  uniform: boolean | null;
 }

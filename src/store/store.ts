@@ -300,6 +300,20 @@ export class Store {
     });
   }
 
+  /**
+   * The rollout's policy calls that failed at the upstream, not at the harness or the proxy: a 5xx the
+   * upstream answered (after the proxy's retries), the proxy's 502/504 for an upstream it could not reach or
+   * that timed out, and streams the upstream cut.
+   */
+  async upstreamFailures(rolloutId: string): Promise<{ seq: number; status: number; error: string | null }[]> {
+    return this.db.all<{ seq: number; status: number; error: string | null }>(
+      `SELECT seq, status, error FROM calls WHERE rollout_id = ? AND label = 'policy'
+         AND ((status >= 500 AND status < 600 AND (error IS NULL OR error NOT LIKE 'proxy error%')) OR error LIKE 'upstream stream failed%')
+       ORDER BY seq`,
+      [rolloutId],
+    );
+  }
+
   async countCalls(rolloutIds: string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     if (rolloutIds.length === 0) return counts;

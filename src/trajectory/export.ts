@@ -27,13 +27,21 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
       rows: 0,
       calls: 0,
       rolloutsExported: 0,
-      skipped: { withoutReward: 0, belowMinReward: 0, withoutSamples: 0, corrupt: [] },
+      skipped: { withoutReward: 0, belowMinReward: 0, withoutSamples: 0, corrupt: [], uniformGroups: 0 },
+      uniformGroups: 0,
       simulated: source.simulated,
       interrupted: source.interrupted,
     };
+    const uniform = options.dropUniformGroups ? uniformGroups(source.rollouts) : new Set<string>();
+    report.uniformGroups = uniform.size;
     const rollouts = source.rollouts.filter((r) => {
+      if (uniform.has(r.taskId)) {
+        report.skipped.uniformGroups++;
+        return false;
+      }
       // no reward reaches a --min-reward
-      if (r.reward === null && !(options.unrewarded && options.minReward === undefined)) report.skipped.withoutReward++;
+      // an outage's rollout never trains, even with --unrewarded
+      if (r.reward === null && (r.errorType === 'upstream_error' || !(options.unrewarded && options.minReward === undefined))) report.skipped.withoutReward++;
       else if (r.reward !== null && options.minReward !== undefined && r.reward < options.minReward) report.skipped.belowMinReward++;
       else return true;
       return false;
@@ -79,4 +87,11 @@ function fileTypeOf(file: string, exporter: Exporter): string {
       hint,
     );
   throw new UserError(`cannot tell the file type of ${file}`, hint);
+}
+
+/** The groups (tasks) whose graded rollouts all got one reward: GRPO's advantages are all 0 there. */
+export function uniformGroups(rollouts: readonly { taskId: string; reward: number | null }[]): Set<string> {
+  const rewards = new Map<string, number[]>();
+  for (const r of rollouts) if (r.reward !== null) rewards.set(r.taskId, [...(rewards.get(r.taskId) ?? []), r.reward]);
+  return new Set([...rewards].filter(([, rs]) => rs.every((x) => x === rs[0])).map(([task]) => task));
 }

@@ -22,6 +22,7 @@ export const ERROR_TYPES = [
   'oom_killed', // a process in the container was killed for exceeding the memory limit
   'verifier_failure', // the grader crashed, timed out or wrote no reward
   'cancelled', // the run was interrupted
+  'upstream_error', // the policy's inference server failed the rollout's calls (an outage, not the agent's doing): no reward, retried
 ] as const;
 export type ErrorType = (typeof ERROR_TYPES)[number];
 

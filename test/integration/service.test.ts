@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,11 +13,13 @@ import { makeSuite } from '../helpers/tasks.js';
 const CLI = path.resolve('bin/openforge.js');
 let server: ChildProcess;
 let base: string;
+const TOKEN = 'service-test-token-0123456789';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 async function api(method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}${url}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? AUTH : { ...AUTH, 'content-type': 'application/json' },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, json: await res.json() };
@@ -25,7 +27,7 @@ async function api(method: string, url: string, body?: unknown): Promise<{ statu
 
 /** GET /metrics, with its series by their text (name and labels) as Prometheus reads them. */
 async function scrape(): Promise<{ text: string; value(series: string): number | undefined; sum(series: RegExp): number }> {
-  const res = await fetch(`${base}/metrics`);
+  const res = await fetch(`${base}/metrics`, { headers: AUTH });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   const text = await res.text();
@@ -45,7 +47,13 @@ beforeAll(async () => {
   await workspaceImage();
   const out = mkdtempSync(path.join(os.tmpdir(), 'of-serve-'));
   // port 0: the service takes a free port and prints it (a port picked here could be taken before it binds)
-  server = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--output', out, '--concurrency', '4'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const tokenFile = path.join(out, 'token');
+  writeFileSync(tokenFile, `${TOKEN}\n`);
+  server = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--output', out, '--concurrency', '4', '--token-file', tokenFile, '--tasks-root', os.tmpdir()],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   base = await new Promise<string>((resolve, reject) => {
     let err = '';
     server.stderr!.on('data', (d: Buffer) => {
@@ -103,7 +111,7 @@ describe('openforge serve (rollout service)', () => {
   it('drains before a weight update: waits for the model calls in flight, refuses new ones until resumed', async () => {
     const suite = makeSuite([{ id: 'svc-drain' }]);
     // an engine as slow as a real one: each answer takes 40 ms per token
-    const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 40 });
+    const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 40, modelName: 'drain-policy' });
     try {
       const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: slow.url, model: 'drain-policy' });
       const callInFlight = async () => {
@@ -167,6 +175,61 @@ describe('openforge serve (rollout service)', () => {
     expect(new Set(types).size).toBe(types.length);
   }, 180_000);
 
+  it('holds model calls through a weight update twice as long as the harness retries, and no rollout fails', async () => {
+    // forge-agent retries a refused call 4 times over 1 + 2 + 4 + 8 s: a 30 s pause in refuse mode would end it
+    const suite = makeSuite([{ id: 'svc-hold' }]);
+    expect((await api('POST', '/v1/proxy/pause', { mode: 'hold', max_hold_sec: 120 })).json).toEqual({ paused: true });
+    const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'sim:oracle', model: 'hold-policy', n: 2 });
+    let held = 0;
+    for (let i = 0; i < 1200 && held < 2; i++) {
+      held = (await scrape()).value('openforge_proxy_calls_held') ?? 0;
+      if (held < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(held).toBe(2);
+    await new Promise((r) => setTimeout(r, 30_000));
+    expect((await scrape()).value('openforge_proxy_calls_held')).toBe(2);
+    expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
+    for (const id of json.ids as string[]) {
+      const done = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`);
+      expect(done.json).toMatchObject({ status: 'finished', reward: 1, error_type: null, attempts: 1 });
+    }
+  }, 240_000);
+
+  it('cancels a running rollout (DELETE), and long-polls a group until every rollout of it has ended', async () => {
+    const suite = makeSuite([{ id: 'svc-cancel' }]);
+    const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 60, modelName: 'cancel-policy' });
+    try {
+      const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: slow.url, model: 'cancel-policy', n: 2 });
+      const [victim, survivor] = json.ids as string[];
+      const group = json.groups['svc-cancel'] as string;
+      expect((await api('GET', `/v1/groups/${encodeURIComponent(group)}`)).json).toMatchObject({ group, ended: false, uniform: null });
+      // running, with a model call under way
+      for (let i = 0; i < 600; i++) {
+        if ((await scrape()).sum(/^openforge_proxy_calls_in_flight$/) > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await api('GET', `/v1/rollouts/${encodeURIComponent(victim!)}`)).json.status).toBe('running');
+      const started = Date.now();
+      expect(await api('DELETE', `/v1/rollouts/${encodeURIComponent(victim!)}`)).toEqual({ status: 202, json: { id: victim, cancelling: true } });
+      const cancelled = await api('GET', `/v1/rollouts/${encodeURIComponent(victim!)}?wait=60`);
+      expect(cancelled.json).toMatchObject({ status: 'cancelled', reward: null, error_type: 'cancelled' });
+      expect(cancelled.json.samples).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect((await api('DELETE', `/v1/rollouts/${encodeURIComponent(victim!)}`)).status).toBe(409);
+      expect((await api('DELETE', '/v1/rollouts/nope')).status).toBe(404);
+      const ended = await api('GET', `/v1/groups/${encodeURIComponent(group)}?wait=120`);
+      expect(ended.json.ended).toBe(true);
+      expect(ended.json.rollouts.map((r: { id: string; status: string }) => [r.id, r.status])).toEqual([
+        [victim, 'cancelled'],
+        [survivor, 'finished'],
+      ]);
+      expect(ended.json.uniform).toBe(true); // one graded rollout: no spread of rewards
+      expect((await api('GET', '/v1/groups/nope')).status).toBe(404);
+    } finally {
+      await slow.close();
+    }
+  }, 180_000);
+
   it('answers bad input with a 4xx naming the problem and keeps serving', async () => {
     const missing = await api('POST', '/v1/rollouts', { upstream: 'sim:oracle' });
     expect(missing.status).toBe(400);
@@ -191,8 +254,52 @@ describe('openforge serve (rollout service)', () => {
     const badDrain = await api('POST', '/v1/proxy/drain', { timeout_sec: 'soon' });
     expect(badDrain.status).toBe(400);
     expect(badDrain.json.error.message).toMatch(/^timeout_sec: /);
+    const { status: closedStatus, json: closed } = await api('POST', '/v1/rollouts', {
+      tasks: makeSuite([{ id: 'svc-down' }]),
+      upstream: 'http://127.0.0.1:1/v1',
+    });
+    expect(closedStatus).toBe(502);
+    expect(closed.error.message).toMatch(
+      /^the upstream http:\/\/127\.0\.0\.1:1\/v1 \(upstream\) cannot serve the policy: GET http:\/\/127\.0\.0\.1:1\/v1\/models failed: ECONNREFUSED/,
+    );
     const spec = await api('GET', '/openapi.json');
     expect(spec.json.paths['/v1/rollouts'].post).toBeDefined();
     expect((await api('GET', '/health')).status).toBe(200);
+  });
+
+  it('lets in only the bearer of its token, and only the task folders and upstreams it was started with', async () => {
+    const routes: [string, string][] = [
+      ['POST', '/v1/rollouts'],
+      ['GET', '/v1/rollouts/x'],
+      ['POST', '/v1/proxy/pause'],
+      ['POST', '/v1/proxy/drain'],
+      ['POST', '/v1/proxy/resume'],
+      ['GET', '/metrics'],
+      ['GET', '/openapi.json'],
+      ['GET', '/v2/unknown'],
+    ];
+    for (const [method, url] of routes) {
+      for (const authorization of [undefined, 'Bearer wrong-token-of-some-length', `Basic ${TOKEN}`, TOKEN]) {
+        const res = await fetch(`${base}${url}`, { method, headers: authorization ? { authorization } : {} });
+        expect({ method, url, authorization, status: res.status }).toEqual({ method, url, authorization, status: 401 });
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+        expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/needs Authorization: Bearer/);
+      }
+    }
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    expect((await fetch(`${base}/openapi.json`, { headers: { authorization: `bearer ${TOKEN}` } })).status).toBe(200);
+
+    const outside = await api('POST', '/v1/rollouts', { tasks: path.resolve('envs/claw-basic'), upstream: 'sim:oracle' });
+    expect(outside.status).toBe(400);
+    expect(outside.json.error.message).toMatch(/^tasks: \S+envs\/claw-basic lies outside the task roots \(.*\); start openforge serve with --tasks-root/);
+    const suite = makeSuite([{ id: 'svc-allow' }]);
+    const farUpstream = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'http://169.254.169.254/v1' });
+    expect(farUpstream.status).toBe(400);
+    expect(farUpstream.json.error.message).toMatch(
+      /^upstream: http:\/\/169\.254\.169\.254\/v1 matches no --allow-upstream pattern \(sim:\*, http:\/\/127\.0\.0\.1:\*/,
+    );
+    const farReplica = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'http://127.0.0.1:1/v1', replicas: ['http://10.1.2.3:8000/v1'] });
+    expect(farReplica.status).toBe(400);
+    expect(farReplica.json.error.message).toMatch(/^replicas\.0: http:\/\/10\.1\.2\.3:8000\/v1 matches no --allow-upstream pattern/);
   });
 });

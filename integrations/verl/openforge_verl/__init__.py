@@ -1,11 +1,27 @@
-"""OpenForge rollouts as a veRL agent loop (registered as ``openforge_agent`` when verl is installed)."""
+"""OpenForge rollouts as a veRL agent loop (``openforge_verl.agent_loop.OpenForgeAgentLoop``, registered as
+``openforge_agent``). The client and the conversion need only Python's standard library; the agent loop
+needs verl, and is imported on first use: a verl that lacks what it needs raises ``VerlMismatch`` naming it."""
 
-from .client import RolloutClient, RolloutFailed, upstream_fields
-from .conversion import output_fields_from_rollout
+from .client import RolloutClient, RolloutFailed, service_token, upstream_fields
+from .conversion import output_fields_from_rollout, output_fields_from_sample, outputs_from_rollout
+from .verl_api import VerlMismatch
 
-try:  # verl is optional: the client and the conversion work without it.
-    from .agent_loop import OpenForgeAgentLoop  # noqa: F401
-except ImportError:  # pragma: no cover - depends on the trainer's environment
-    OpenForgeAgentLoop = None
+__all__ = [
+    "RolloutClient",
+    "RolloutFailed",
+    "service_token",
+    "upstream_fields",
+    "output_fields_from_rollout",
+    "output_fields_from_sample",
+    "outputs_from_rollout",
+    "VerlMismatch",
+    "OpenForgeAgentLoop",
+]
 
-__all__ = ["RolloutClient", "RolloutFailed", "upstream_fields", "output_fields_from_rollout", "OpenForgeAgentLoop"]
+
+def __getattr__(name):
+    if name == "OpenForgeAgentLoop":
+        from .agent_loop import OpenForgeAgentLoop
+
+        return OpenForgeAgentLoop
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

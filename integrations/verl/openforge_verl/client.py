@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.error
 import urllib.parse
@@ -19,19 +20,43 @@ def upstream_fields(spec: str | list[str]) -> dict:
     return {"upstream": urls[0], **({"replicas": urls[1:]} if len(urls) > 1 else {})}
 
 
+def _pause_body(retry_after_sec: float, mode: str, max_hold_sec: float | None) -> dict:
+    body: dict = {"retry_after_sec": retry_after_sec, "mode": mode}
+    if max_hold_sec is not None:
+        body["max_hold_sec"] = max_hold_sec
+    return body
+
+
 class RolloutFailed(RuntimeError):
     """The service answered with an error, or a rollout ended without a reward."""
 
 
+def service_token(token: str | None = None, token_file: str | None = None) -> str | None:
+    """The service's bearer token: ``token``, else the first line of ``token_file``, else the environment's
+    OPENFORGE_SERVICE_TOKEN or the file OPENFORGE_SERVICE_TOKEN_FILE names (``openforge serve`` prints its token
+    and writes it to ``<output>/service-token``)."""
+    if token:
+        return token.strip()
+    path = token_file or os.environ.get("OPENFORGE_SERVICE_TOKEN_FILE")
+    if path:
+        with open(path, encoding="utf-8") as f:
+            return f.readline().strip()
+    return os.environ.get("OPENFORGE_SERVICE_TOKEN") or None
+
+
 class RolloutClient:
-    def __init__(self, base_url: str, timeout_sec: float = 3600.0, poll_sec: float = 60.0):
+    def __init__(self, base_url: str, timeout_sec: float = 3600.0, poll_sec: float = 60.0, token: str | None = None, token_file: str | None = None):
         self.base_url = base_url.rstrip("/")
         self.timeout_sec = timeout_sec
         self.poll_sec = poll_sec
+        self.token = service_token(token, token_file)
 
     def _call(self, method: str, path: str, body: Any = None, timeout: float = 30.0) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers={"content-type": "application/json"})
+        headers = {"content-type": "application/json"}
+        if self.token:
+            headers["authorization"] = f"Bearer {self.token}"
+        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as res:
                 return json.loads(res.read())
@@ -59,14 +84,16 @@ class RolloutClient:
             if time.monotonic() >= deadline:
                 raise RolloutFailed(f"rollout {rollout_id} still {view['status']} after {self.timeout_sec} s")
 
-    def pause(self, retry_after_sec: float = 5) -> dict:
-        return self._call("POST", "/v1/proxy/pause", {"retry_after_sec": retry_after_sec})
+    def pause(self, retry_after_sec: float = 5, mode: str = "refuse", max_hold_sec: float | None = None) -> dict:
+        """``mode="hold"`` keeps new model calls waiting (each at most ``max_hold_sec``) instead of refusing them."""
+        return self._call("POST", "/v1/proxy/pause", _pause_body(retry_after_sec, mode, max_hold_sec))
 
-    def drain(self, timeout_sec: float = 60, retry_after_sec: float = 5) -> dict:
+    def drain(self, timeout_sec: float = 60, retry_after_sec: float = 5, mode: str = "refuse", max_hold_sec: float | None = None) -> dict:
         """Pauses the proxies and waits until the model calls in flight have ended and are recorded (call it
-        before a weight update; ``resume`` after). Raises RolloutFailed if calls are still in flight at the
-        timeout; the proxies stay paused."""
-        body = {"timeout_sec": timeout_sec, "retry_after_sec": retry_after_sec}
+        before a weight update; ``resume`` after). With ``mode="hold"`` new calls wait for the resume rather
+        than being refused, so no harness sees an error however long the update takes (up to ``max_hold_sec``).
+        Raises RolloutFailed if calls are still in flight at the timeout; the proxies stay paused."""
+        body = {"timeout_sec": timeout_sec, **_pause_body(retry_after_sec, mode, max_hold_sec)}
         return self._call("POST", "/v1/proxy/drain", body, timeout=timeout_sec + 30)
 
     def resume(self) -> dict:

@@ -11,6 +11,7 @@ interface ExportCliOptions {
   unrewarded?: boolean;
   allowRunning?: boolean;
   skipBad?: boolean;
+  dropUniformGroups?: boolean;
   workers?: number;
 }
 
@@ -35,6 +36,7 @@ export function exportCommand(): Command {
     .option('--unrewarded', 'keep rollouts without a reward (reward_score null), e.g. what `openforge proxy` recorded ungraded')
     .option('--allow-running', 'export what is recorded so far while the run is still going')
     .option('--skip-bad', 'leave out rollouts with unreadable call rows (counted) instead of failing')
+    .option('--drop-uniform-groups', 'leave out every rollout of a task whose graded rollouts all got the same reward (no GRPO signal), counted')
     .option(
       '--workers <n>',
       'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)',
@@ -49,6 +51,7 @@ export function exportCommand(): Command {
         unrewarded: opts.unrewarded,
         allowRunning: opts.allowRunning,
         skipBad: opts.skipBad,
+        dropUniformGroups: opts.dropUniformGroups,
         workers: opts.workers,
       });
       process.stdout.write(`${describeExport(report)}\n`);
@@ -72,6 +75,7 @@ function describeExport(r: ExportReport): string {
     r.skipped.withoutReward > 0 ? `${r.skipped.withoutReward} without a reward (--unrewarded keeps them)` : '',
     r.skipped.belowMinReward > 0 ? `${r.skipped.belowMinReward} below --min-reward` : '',
     r.skipped.withoutSamples > 0 ? `${r.skipped.withoutSamples} with nothing to export` : '',
+    r.skipped.uniformGroups > 0 ? `${r.skipped.uniformGroups} of ${r.uniformGroups} groups whose rewards were all equal (--drop-uniform-groups)` : '',
     r.skipped.corrupt.length > 0 ? `${r.skipped.corrupt.length} with corrupt rows (${r.skipped.corrupt.map((c) => `${c.rolloutId}#${c.seq}`).join(', ')})` : '',
   ].filter(Boolean);
   return [

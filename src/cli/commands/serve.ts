@@ -1,7 +1,21 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { loadRunConfig, resolveRunConfig } from '../../config/run.js';
 import { toInt, toPort } from '../to-int.js';
+import { DEFAULT_ALLOWED_UPSTREAMS, serviceToken, tasksRoots, type ServiceAccess } from '../../service/access.js';
+
+interface ServeOptions {
+  port: number;
+  host: string;
+  config?: string;
+  output: string;
+  concurrency?: number;
+  extraCa?: string;
+  tokenFile?: string;
+  tasksRoot?: string[];
+  allowUpstream?: string[];
+}
 
 export function serveCommand(): Command {
   return new Command('serve')
@@ -12,7 +26,21 @@ export function serveCommand(): Command {
     .option('-o, --output <dir>', 'where the store and artifacts go', 'runs/service')
     .option('-c, --concurrency <n>', 'rollouts at once', toInt)
     .option('--extra-ca <file>', 'PEM bundle passed into image builds that fetch over https')
-    .action(async (opts: { port: number; host: string; config?: string; output: string; concurrency?: number; extraCa?: string }) => {
+    .option(
+      '--token-file <file>',
+      'the bearer token every route but /health needs (its first line); without it one is generated, printed and written to <output>/service-token',
+    )
+    .option(
+      '--tasks-root <dir>',
+      "a folder requests' tasks must lie in (repeatable); without it only the --config's own tasks are allowed",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--allow-upstream <pattern>',
+      `an upstream requests may name, * matching anything (repeatable; default: ${DEFAULT_ALLOWED_UPSTREAMS.join(' ')})`,
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .action(async (opts: ServeOptions) => {
       // loaded on use: `--help` needs none of it
       const [{ buildServiceApp }, { RolloutService }, { samplesForService }] = await Promise.all([
         import('../../service/server.js'),
@@ -22,19 +50,30 @@ export function serveCommand(): Command {
       const loaded = opts.config
         ? loadRunConfig(opts.config, { concurrency: opts.concurrency })
         : resolveRunConfig({ tasks: '.', ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) }, path.resolve('serve.yaml'));
+      const { token, generated } = serviceToken(opts.tokenFile);
+      const access: ServiceAccess = {
+        token,
+        tasksRoots: tasksRoots(opts.tasksRoot ?? (opts.config ? loaded.taskPaths : [])),
+        allowUpstream: opts.allowUpstream ?? DEFAULT_ALLOWED_UPSTREAMS,
+      };
       const service = await RolloutService.start({
         outputDir: path.resolve(opts.output),
         base: loaded.config,
         extraCaFile: opts.extraCa ?? process.env.OPENFORGE_EXTRA_CA,
         samples: samplesForService,
       });
-      const app = buildServiceApp(service);
+      const app = buildServiceApp(service, access);
       await app.listen({ host: opts.host, port: opts.port });
       const bound = app.server.address();
       const port = bound && typeof bound === 'object' ? bound.port : opts.port;
       process.stderr.write(
         `openforge serve: http://${opts.host}:${port} (run ${service.runId}, store ${path.resolve(opts.output)}) · API: GET /openapi.json · Prometheus: GET /metrics\n`,
       );
+      if (generated) {
+        const file = path.join(path.resolve(opts.output), 'service-token');
+        writeFileSync(file, `${token}\n`, { mode: 0o600 });
+        process.stderr.write(`openforge serve: token ${token} (also in ${file}); every route but /health needs Authorization: Bearer <token>\n`);
+      }
       let closing = false;
       const shutdown = async () => {
         if (closing) process.exit(130);

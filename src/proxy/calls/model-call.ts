@@ -17,6 +17,7 @@ import type { ProxyMetrics } from '../control/proxy-metrics.js';
 import type { AnswerTranslator, Endpoint, LocalCall, PreparedCall } from '../protocols/types.js';
 import { takeJsonBody, type JsonBody } from '../http/raw-body.js';
 import { writeJson } from '../http/raw-reply.js';
+import { startEventStream } from '../http/sse-writer.js';
 import { recordedCall, type CallFacts } from '../recording/recorded-call.js';
 import { answerBeyondScript, answerScripted, type ScriptCursor } from './scripted-answers.js';
 import { answerTurnLimit, type TurnBudget } from './turn-limit.js';
@@ -51,6 +52,7 @@ export function modelCallHandler(deps: ModelCallDeps, protocol: Endpoint) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const rolloutSession = sessionOf(request);
     const retryAfterSec = deps.pause.retryAfterSec;
+    if (retryAfterSec !== null && deps.pause.maxHoldSec !== null) return holdThenServe(deps, protocol, rolloutSession, request, reply);
     if (retryAfterSec !== null) {
       const message = `the proxy is paused for a policy weight update: retry after ${retryAfterSec} s`;
       deps.metrics.pausedRefusal(protocol.name);
@@ -67,6 +69,46 @@ export function modelCallHandler(deps: ModelCallDeps, protocol: Endpoint) {
     // returned, not awaited: this function's saved state would keep `body` for the whole call
     return deps.inFlight.track(serveCall(deps, protocol, rolloutSession, seq, body, reply.raw));
   };
+}
+
+/**
+ * Hold mode: the call waits, its connection open, until the proxy resumes; a stream gets its headers and a
+ * keepalive comment every `keepaliveMs` meanwhile (a whole answer gets nothing), so no harness sees an error
+ * or an idle timeout. Then it is served as any call (sequence number, upstream, record). Past its
+ * `max_hold_sec` it is refused with 429 as in refuse mode; a client that hangs up while held is not recorded
+ * (nothing reached the policy). Held calls are not in flight: a drain does not wait for them.
+ */
+async function holdThenServe(deps: ModelCallDeps, protocol: Endpoint, session: ProxySession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const body = takeJsonBody(request);
+  reply.hijack();
+  const res = reply.raw;
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableEnded) gone.abort();
+  });
+  if (res.destroyed || !res.socket || res.socket.destroyed) gone.abort();
+  const stream = (body.parsed as { stream?: unknown } | null)?.stream === true;
+  const keepalive = stream ? holdStream(res, deps.keepaliveMs) : undefined;
+  const end = await deps.pause.hold(gone.signal);
+  clearInterval(keepalive);
+  if (end === 'gone') return;
+  if (end === 'expired') {
+    const retryAfterSec = deps.pause.retryAfterSec ?? 1;
+    const message = `the proxy held this call for its max_hold_sec and is still paused for a policy weight update: retry after ${retryAfterSec} s`;
+    deps.metrics.pausedRefusal(protocol.name);
+    writeJson(res, 429, protocol.errorBody(message, errorTypeForStatus(429), 'proxy_paused'), { 'retry-after': String(retryAfterSec) });
+    return;
+  }
+  const seq = deps.sequence.next(session.rolloutId);
+  return deps.inFlight.track(serveCall(deps, protocol, session, seq, body, res));
+}
+
+/** A held stream's headers, and its keepalive comments until the hold ends. */
+function holdStream(res: ServerResponse, keepaliveMs: number): NodeJS.Timeout {
+  startEventStream(res);
+  return setInterval(() => {
+    if (!res.writableEnded && !res.destroyed) res.write(': keepalive\n\n');
+  }, keepaliveMs);
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { controlAuthHook, type ControlAccessRule } from '../auth/control-auth.js';
 import { ProxyHttpError } from '../http/http-error.js';
-import { DEFAULT_DRAIN_TIMEOUT_SEC, DEFAULT_RETRY_AFTER_SEC, type ProxyControl } from './proxy-control.js';
+import { DEFAULT_DRAIN_TIMEOUT_SEC, DEFAULT_RETRY_AFTER_SEC, type HoldOptions, type ProxyControl } from './proxy-control.js';
+import { DEFAULT_MAX_HOLD_SEC } from './pause-switch.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { RolloutGrades, SessionFactory } from '../types.js';
 
@@ -35,14 +36,16 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
       control.get('/status', async () => deps.control.status());
 
-      control.post('/pause', async (request) => deps.control.pause(numberParam(request, 'retry_after_sec', DEFAULT_RETRY_AFTER_SEC, 0, 3_600, true)));
+      control.post('/pause', async (request) =>
+        deps.control.pause(numberParam(request, 'retry_after_sec', DEFAULT_RETRY_AFTER_SEC, 0, 3_600, true), holdParam(request)),
+      );
 
       control.post('/resume', async () => deps.control.resume());
 
       control.post('/drain', async (request, reply) => {
         const timeoutSec = numberParam(request, 'timeout_sec', DEFAULT_DRAIN_TIMEOUT_SEC, 0, 3_600, false);
         const retryAfterSec = optionalNumberParam(request, 'retry_after_sec', 0, 3_600, true);
-        const state = await deps.control.drain(timeoutSec, retryAfterSec);
+        const state = await deps.control.drain(timeoutSec, retryAfterSec, holdParam(request));
         return reply.code(state.drained ? 200 : 409).send(state);
       });
 
@@ -103,6 +106,14 @@ function stringField(body: Record<string, unknown>, key: string, pattern: RegExp
     throw badRequest(`${key}: expected 1 to 200 characters of letters, digits and . _ : @ -, got ${shown(value)}`);
   }
   return value;
+}
+
+/** `mode: "hold"` (with `max_hold_sec`), or undefined for `refuse` (the default). */
+function holdParam(request: FastifyRequest): HoldOptions | undefined {
+  const mode = objectBody(request.body).mode ?? (request.query as Record<string, unknown> | undefined)?.mode ?? 'refuse';
+  if (mode !== 'hold' && mode !== 'refuse') throw badRequest(`mode: expected "refuse" or "hold", got ${shown(mode)}`);
+  const maxHoldSec = numberParam(request, 'max_hold_sec', DEFAULT_MAX_HOLD_SEC, 1, 3_600, false);
+  return mode === 'hold' ? { maxHoldSec } : undefined;
 }
 
 /** A number from the JSON body, else from the query string; `fallback` when neither has it. */

@@ -5,11 +5,21 @@ import type { ServingLoad } from './serving-load.js';
 import type { ReplicaState } from '../upstream/replica-health.js';
 
 export const DEFAULT_RETRY_AFTER_SEC = 5;
+
+export type PauseMode = 'refuse' | 'hold';
+/** Hold mode: each new call waits for the resume, at most this long. */
+export interface HoldOptions {
+  maxHoldSec: number;
+}
 export const DEFAULT_DRAIN_TIMEOUT_SEC = 60;
 
 /** The proxy's state as `/control/*` answers it (the same JSON in-process). */
 export interface ProxyStatus {
   paused: boolean;
+  /** While paused: `refuse` (429 + Retry-After) or `hold` (calls wait for the resume). */
+  mode: PauseMode | null;
+  /** Calls held now, waiting for the resume. */
+  held: number;
   in_flight: number;
   retry_after_sec: number | null;
   pending_records: number;
@@ -38,6 +48,8 @@ export class ProxyControl {
     const { pause, inFlight, recorder } = this.state;
     return {
       paused: pause.paused,
+      mode: pause.paused ? (pause.maxHoldSec !== null ? 'hold' : 'refuse') : null,
+      held: pause.held,
       in_flight: inFlight.size,
       retry_after_sec: pause.retryAfterSec,
       pending_records: recorder.pendingCount,
@@ -51,9 +63,12 @@ export class ProxyControl {
     };
   }
 
-  /** New model calls are refused with 429 and `Retry-After: retryAfterSec` until `resume`. */
-  pause(retryAfterSec = DEFAULT_RETRY_AFTER_SEC): ProxyStatus {
-    this.state.pause.pause(retryAfterSec);
+  /**
+   * New model calls are refused with 429 and `Retry-After: retryAfterSec` until `resume`, or, with `hold`,
+   * held until then (each at most `maxHoldSec`, then refused so).
+   */
+  pause(retryAfterSec = DEFAULT_RETRY_AFTER_SEC, hold?: HoldOptions): ProxyStatus {
+    this.state.pause.pause(retryAfterSec, hold);
     return this.status();
   }
 
@@ -67,8 +82,8 @@ export class ProxyControl {
    * `timeoutSec` for the calls in flight to end and their records to be written. `retryAfterSec` defaults to
    * the current pause's, else 5 s.
    */
-  async drain(timeoutSec = DEFAULT_DRAIN_TIMEOUT_SEC, retryAfterSec?: number): Promise<ProxyStatus & { drained: boolean }> {
-    this.state.pause.pause(retryAfterSec ?? this.state.pause.retryAfterSec ?? DEFAULT_RETRY_AFTER_SEC);
+  async drain(timeoutSec = DEFAULT_DRAIN_TIMEOUT_SEC, retryAfterSec?: number, hold?: HoldOptions): Promise<ProxyStatus & { drained: boolean }> {
+    this.state.pause.pause(retryAfterSec ?? this.state.pause.retryAfterSec ?? DEFAULT_RETRY_AFTER_SEC, hold);
     const deadline = Date.now() + timeoutSec * 1000;
     const drained = (await this.state.inFlight.settled(timeoutSec * 1000)) && (await this.state.recorder.flushed(deadline - Date.now()));
     return { drained, ...this.status() };

@@ -12,6 +12,8 @@ export type MetricsSnapshot = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 export interface ProxyState {
   inFlight(): number;
   paused(): boolean;
+  /** Model calls held for the resume (pause mode `hold`). */
+  held(): number;
   pendingRecords(): number;
   /** The serving thread's event-loop utilization over the last window, null before the first. */
   servingThreadBusy(): number | null;
@@ -113,6 +115,7 @@ export class ProxyMetrics {
       () => (state.paused() ? 1 : 0),
       'max',
     );
+    gauge(registers, 'openforge_proxy_calls_held', 'Model calls waiting, held, for the resume of a pause in mode hold', state.held);
     gauge(registers, 'openforge_proxy_records_pending', 'Recorded calls handed to the store and not yet written', state.pendingRecords);
     gauge(
       registers,

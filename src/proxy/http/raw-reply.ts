@@ -14,6 +14,11 @@ export function writeBytes(res: ServerResponse, status: number, json: Buffer): v
 
 function writeBody(res: ServerResponse, status: number, body: string | Buffer, length: number, headers: Record<string, string>): void {
   if (res.writableEnded || res.destroyed) return;
+  if (res.headersSent) {
+    // a held stream: its 200 and event-stream headers are out, so an error goes as the stream's error event
+    res.end(`event: error\ndata: ${typeof body === 'string' ? body : body.toString('utf8')}\n\n`);
+    return;
+  }
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',

@@ -10,6 +10,13 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+/** The event stream's headers, sent now; once only (a held call's stream has them before its answer starts). */
+export function startEventStream(res: ServerResponse): void {
+  if (res.headersSent) return;
+  res.writeHead(200, SSE_HEADERS);
+  res.flushHeaders();
+}
+
 function format(event: SseEvent): string {
   return event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`;
 }
@@ -27,8 +34,7 @@ export class SseWriter {
     private readonly res: ServerResponse,
     private readonly keepaliveMs: number,
   ) {
-    res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
+    startEventStream(res);
     this.keepalive = setTimeout(this.whenQuiet, keepaliveMs);
   }
 

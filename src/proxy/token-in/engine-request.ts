@@ -1,5 +1,6 @@
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import type { TokenInKind, TokenInOptions } from '../types.js';
+import { forcedFields } from '../upstream/engine-request.js';
 
 export type { TokenInKind };
 
@@ -21,6 +22,7 @@ export function engineRequest(request: ChatRequestBody, promptIds: readonly numb
   const sampling: Record<string, unknown> = {};
   for (const field of SAMPLING_FIELDS) if (request[field] !== undefined && request[field] !== null) sampling[field] = request[field];
   if (options.sampling?.temperature !== undefined) sampling.temperature = options.sampling.temperature;
+  if (options.sampling?.fields) Object.assign(sampling, forcedFields(request, options.sampling.fields));
   const maxTokens = Math.max(1, Math.min(asked(request) ?? Infinity, options.sampling?.maxTokens ?? Infinity, options.maxModelLen - promptIds.length));
   const stream = request.stream === true;
   if (options.kind === 'sglang') {
@@ -37,7 +39,7 @@ export function engineRequest(request: ChatRequestBody, promptIds: readonly numb
       stream: false,
     };
   }
-  const topLogprobs = typeof request.top_logprobs === 'number' ? request.top_logprobs : 0;
+  const topLogprobs = Math.max(typeof request.top_logprobs === 'number' ? request.top_logprobs : 0, options.sampling?.topLogprobs ?? 0);
   const body: Record<string, unknown> = {
     model: options.sampling?.model ?? request.model,
     prompt: promptIds,

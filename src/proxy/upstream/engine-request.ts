@@ -23,7 +23,20 @@ export function upstreamBody(request: ChatRequestBody, kind: UpstreamKind, sampl
   if (sampling?.model !== undefined) body.model = sampling.model;
   if (sampling?.temperature !== undefined) body.temperature = sampling.temperature;
   if (sampling?.maxTokens !== undefined) capMaxTokens(body, sampling.maxTokens);
+  if (sampling?.fields) Object.assign(body, forcedFields(request, sampling.fields));
+  if (sampling?.topLogprobs !== undefined)
+    body.top_logprobs = Math.max(sampling.topLogprobs, typeof request.top_logprobs === 'number' ? request.top_logprobs : 0);
   return body;
+}
+
+/** The forced sampling fields over the request's: `stop` strings join the harness's own (an answer ends at either). */
+export function forcedFields(request: Record<string, unknown>, fields: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...fields };
+  if (fields.stop !== undefined) {
+    const asList = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    out.stop = [...new Set([...asList(request.stop), ...asList(fields.stop)])];
+  }
+  return out;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface ExportOptions {
   allowRunning?: boolean;
   /** Leave out rollouts with an unreadable call row (counted) instead of failing. */
   skipBad?: boolean;
+  /** Leave out every rollout of a group (a task's rollouts in the run) whose graded rollouts all got the same reward: no GRPO signal. */
+  dropUniformGroups?: boolean;
   parquet?: ParquetSinkOptions;
   /**
    * Threads that build and encode veRL JSONL rows side by side (0: all in this thread). Default: one
@@ -38,7 +40,16 @@ export interface ExportReport {
   calls: number;
   rolloutsExported: number;
   /** Rollouts left out, by why. */
-  skipped: { withoutReward: number; belowMinReward: number; withoutSamples: number; corrupt: { rolloutId: string; seq: number; message: string }[] };
+  skipped: {
+    withoutReward: number;
+    belowMinReward: number;
+    withoutSamples: number;
+    corrupt: { rolloutId: string; seq: number; message: string }[];
+    /** Rollouts of groups whose rewards were all equal, with `dropUniformGroups`. */
+    uniformGroups: number;
+  };
+  /** Groups left out as uniform, with `dropUniformGroups`. */
+  uniformGroups: number;
   simulated: boolean;
   /** The run never finished and no process holds it any more. */
   interrupted: boolean;

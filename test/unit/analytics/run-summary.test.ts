@@ -54,6 +54,25 @@ describe('pass@k and pass^k', () => {
   });
 });
 
+describe('upstream errors', () => {
+  it('are counted, but are neither tries of pass@k nor rewards of the mean', () => {
+    const s = summarize([rollout('a', 0, 1), rollout('a', 1, null, 'upstream_error'), rollout('b', 0, 0), rollout('b', 1, null, 'harness_crash')], {
+      runId: 'r',
+      harness: 'h',
+      k: 2,
+      passThreshold: 1,
+      simulated: false,
+      wallTimeSec: 10,
+    });
+    // a: one try, passed; b: two tries (a crash is the policy's), none passed
+    expect(s.tasks.find((t) => t.taskId === 'a')).toMatchObject({ n: 2, passes: 1, passAt1: 1, passAtK: 1, passHatK: 1, meanReward: 1 });
+    expect(s.tasks.find((t) => t.taskId === 'b')).toMatchObject({ n: 2, passAt1: 0, meanReward: 0 });
+    expect(s.meanReward).toBeCloseTo(0.5);
+    expect(s.errors).toEqual({ upstream_error: 1, harness_crash: 1 });
+    expect(formatSummary(s)).toMatch(/errors: upstream_error: 1, harness_crash: 1/);
+  });
+});
+
 describe('reward files', () => {
   it('reads reward.txt and reward.json, preferring JSON', () => {
     expect(parseReward('1\n', null)).toEqual({ value: 1, details: null });

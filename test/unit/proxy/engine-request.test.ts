@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequestBody } from '../../../src/engine-wire/chat-wire.js';
 import { upstreamBody, upstreamBodyBytes } from '../../../src/proxy/upstream/engine-request.js';
+import { engineRequest } from '../../../src/proxy/token-in/engine-request.js';
+import type { ForcedSampling } from '../../../src/proxy/types.js';
+import { forcedSampling } from '../../../src/rollout/model-endpoint.js';
 
 /** The upstream body the proxy sends for a harness's bytes, as text, and the pieces it was sent in. */
-function sent(text: string, sampling?: { maxTokens?: number; model?: string }) {
+function sent(text: string, sampling?: ForcedSampling) {
   const source = Buffer.from(text);
   const request = JSON.parse(text) as ChatRequestBody;
   const pieces = upstreamBodyBytes(request, source, 'vllm', sampling);
@@ -50,5 +53,61 @@ describe('the upstream request built from the harness bytes', () => {
     expect(JSON.parse(sent(' { } ').text)).toEqual({ logprobs: true, return_token_ids: true });
     const invalid = Buffer.concat([Buffer.from('{"model":"p","messages":[{"role":"user","content":"'), Buffer.from([0xff]), Buffer.from('"}]}')]);
     expect(upstreamBodyBytes(JSON.parse(invalid.toString('utf8')), invalid, 'vllm', undefined)).toBeUndefined();
+  });
+});
+
+describe('every sampling setting of run.yaml or a rollout request reaches the engine', () => {
+  const settings = {
+    temperature: 0.6,
+    max_tokens: 300,
+    top_p: 0.95,
+    top_k: 20,
+    min_p: 0.05,
+    stop: ['</done>'],
+    presence_penalty: 0.5,
+    frequency_penalty: 0.25,
+    repetition_penalty: 1.1,
+    seed: 1234,
+    logprobs: 3,
+  };
+  const forced = forcedSampling('policy', settings);
+
+  it("as Chat Completions fields over the harness's own, its stop strings kept beside the forced ones", () => {
+    const { text } = sent('{"model":"x","top_p":0.1,"seed":1,"stop":"STOP","max_tokens":9999,"messages":[{"role":"user","content":"hi"}]}', forced);
+    expect(JSON.parse(text)).toMatchObject({
+      model: 'policy',
+      temperature: 0.6,
+      max_tokens: 300,
+      top_p: 0.95,
+      top_k: 20,
+      min_p: 0.05,
+      stop: ['STOP', '</done>'],
+      presence_penalty: 0.5,
+      frequency_penalty: 0.25,
+      repetition_penalty: 1.1,
+      seed: 1234,
+      logprobs: true,
+      top_logprobs: 3,
+    });
+  });
+
+  it('as completions fields under token-in', () => {
+    const request = { model: 'x', stop: 'STOP', messages: [{ role: 'user', content: 'hi' }] } as ChatRequestBody;
+    const { body } = engineRequest(request, [1, 2, 3], { kind: 'vllm', sampling: forced, maxModelLen: 4096 } as never);
+    expect(body).toMatchObject({
+      model: 'policy',
+      prompt: [1, 2, 3],
+      max_tokens: 300,
+      temperature: 0.6,
+      top_p: 0.95,
+      top_k: 20,
+      min_p: 0.05,
+      stop: ['STOP', '</done>'],
+      presence_penalty: 0.5,
+      frequency_penalty: 0.25,
+      repetition_penalty: 1.1,
+      seed: 1234,
+      logprobs: 3,
+    });
   });
 });

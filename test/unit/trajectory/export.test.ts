@@ -77,6 +77,15 @@ describe('openforge export', () => {
     expect(readdirSync(path.dirname(out))).toEqual(['train.jsonl']);
   });
 
+  it('leaves out, with --drop-uniform-groups, every rollout of a task whose graded rollouts all got one reward, and counts them', async () => {
+    run = await recordRun();
+    const out = path.join(run.dir, 'out', 'varied.jsonl');
+    // alpha: rewards 1 and 0 (a signal); beta: 0.5 and ungraded (one reward: no spread)
+    const report = await exportRun(run.dir, { format: 'verl', out, dropUniformGroups: true });
+    expect(report).toMatchObject({ rows: 2, rolloutsExported: 2, uniformGroups: 1, skipped: { uniformGroups: 2, withoutReward: 0 } });
+    expect(new Set(readJsonl(out).map((row) => row.uid))).toEqual(new Set(['alpha']));
+  });
+
   it('writes veRL Parquet with list<int32> / list<float> columns that an independent reader reads back', async () => {
     run = await recordRun();
     const out = path.join(run.dir, 'train.parquet');
