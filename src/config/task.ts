@@ -47,6 +47,11 @@ const TaskTomlSchema = z.looseObject({
     .looseObject({
       build_timeout_sec: z.number().positive().default(600),
       docker_image: z.string().optional(),
+      /** Where the agent starts and the grader runs; the image's WORKDIR when absent. */
+      workdir: z
+        .string()
+        .refine((p) => p.startsWith('/'), 'workdir must be an absolute path inside the container, e.g. "/app"')
+        .optional(),
       cpus: z.number().positive().optional(),
       memory_mb: z.number().int().positive().optional(),
       storage_mb: z.number().int().positive().optional(),

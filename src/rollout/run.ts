@@ -154,6 +154,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       runDir,
       signal,
       taskImage: (task) => images.get(task),
+      taskWorkdir: (task, image) => images.workdir(task, image),
       volumeMounts: () => images.mounts(harness),
       proxyPort: endpoint?.port,
       keepContainerSec: options.keepContainersSec,

@@ -254,6 +254,7 @@ export class RolloutService {
       runDir: path.join(this.opts.outputDir, this.runId),
       signal: this.abort.signal,
       taskImage: (task) => this.images.get(task),
+      taskWorkdir: (task, image) => this.images.workdir(task, image),
       volumeMounts: () => this.images.mounts(harness),
       proxyPort,
     };
