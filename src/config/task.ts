@@ -31,6 +31,31 @@ export type BrowserSettings = z.infer<typeof BrowserSchema>;
 
 const EnvironmentKind = z.enum(['workspace', 'browser'], { error: 'kind must be "workspace" (the default) or "browser"' });
 
+/**
+ * Harbor's older size keys (`memory = "2G"`, `storage = "10G"`, as Terminal-Bench 2 writes them) read as
+ * `memory_mb` / `storage_mb` when those are absent.
+ */
+function harborSizes(env: unknown): unknown {
+  if (typeof env !== 'object' || env === null || Array.isArray(env)) return env;
+  const out: Record<string, unknown> = { ...env };
+  for (const [key, mbKey] of [
+    ['memory', 'memory_mb'],
+    ['storage', 'storage_mb'],
+  ] as const) {
+    const mb = typeof out[key] === 'string' ? megabytes(out[key]) : undefined;
+    if (mb !== undefined && out[mbKey] === undefined) out[mbKey] = mb;
+  }
+  return out;
+}
+
+function megabytes(size: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?)?B?\s*$/i.exec(size);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'M').toUpperCase()[0]!;
+  const factor = { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024 }[unit]!;
+  return Math.max(1, Math.round(Number(m[1]) * factor));
+}
+
 /** task.toml in Harbor layout (REFERENCE.md §6). Unknown keys are kept, so Harbor tasks load as they are. */
 const TaskTomlSchema = z.looseObject({
   version: z.string().optional(),
@@ -44,23 +69,26 @@ const TaskTomlSchema = z.looseObject({
     })
     .default({ timeout_sec: 120, env: {} }),
   environment: z
-    .looseObject({
-      build_timeout_sec: z.number().positive().default(600),
-      docker_image: z.string().optional(),
-      /** Where the agent starts and the grader runs; the image's WORKDIR when absent. */
-      workdir: z
-        .string()
-        .refine((p) => p.startsWith('/'), 'workdir must be an absolute path inside the container, e.g. "/app"')
-        .optional(),
-      cpus: z.number().positive().optional(),
-      memory_mb: z.number().int().positive().optional(),
-      storage_mb: z.number().int().positive().optional(),
-      allow_internet: z.boolean().default(false),
-      env: z.record(z.string(), z.string()).default({}),
-      /** "browser": the image is FROM openforge/browser and the rollout starts its env server first. */
-      kind: EnvironmentKind.default('workspace'),
-      browser: BrowserSchema.optional(),
-    })
+    .preprocess(
+      harborSizes,
+      z.looseObject({
+        build_timeout_sec: z.number().positive().default(600),
+        docker_image: z.string().optional(),
+        /** Where the agent starts and the grader runs; the image's WORKDIR when absent. */
+        workdir: z
+          .string()
+          .refine((p) => p.startsWith('/'), 'workdir must be an absolute path inside the container, e.g. "/app"')
+          .optional(),
+        cpus: z.number().positive().optional(),
+        memory_mb: z.number().int().positive().optional(),
+        storage_mb: z.number().int().positive().optional(),
+        allow_internet: z.boolean().default(false),
+        env: z.record(z.string(), z.string()).default({}),
+        /** "browser": the image is FROM openforge/browser and the rollout starts its env server first. */
+        kind: EnvironmentKind.default('workspace'),
+        browser: BrowserSchema.optional(),
+      }),
+    )
     .default({ build_timeout_sec: 600, allow_internet: false, env: {}, kind: 'workspace' })
     .superRefine((env, ctx) => {
       if (env.browser && env.kind !== 'browser') {
