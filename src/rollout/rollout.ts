@@ -19,6 +19,8 @@ import { environmentPhaseSec, liveViewUrl, newEnvironmentSecrets, startBrowserEn
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import { networkFailureIn } from './verifier-network.js';
+import { atifTrajectory } from '../trajectory/atif.js';
+import { harnessVersion } from '../harness/layer.js';
 import { AGENT_PROCESSES_LEFT, GRADER_SETUP_FAILED, PRINT_AGENT_START, agentStartTicks, graderTimedOut, sealedGraderCommand } from './sealed-grader.js';
 import type { SessionRegistry } from './sessions.js';
 
@@ -120,6 +122,8 @@ export interface RolloutOutcome {
 }
 
 const INSTRUCTION_PATH = '/logs/agent/instruction.md';
+/** Where graders find the episode as Harbor's ATIF trajectory (Harbor's agents write it there too). */
+const TRAJECTORY_PATH = '/logs/agent/trajectory.json';
 /** The working directory of a rollout whose deps cannot look into its image (the project's workspace image's). */
 const DEFAULT_WORKDIR = '/workspace';
 /** Time the host allows the grader's exec past the grader's own timeout: killing the agent's processes, unpacking the tests. */
@@ -315,7 +319,7 @@ class RolloutTrial {
   private async verify(box: Sandbox): Promise<void> {
     const verifierSec = this.deps.config.timeouts.verifier_sec ?? this.task.config.verifier.timeout_sec;
     const verifyStarted = Date.now();
-    const tests = await tarOfFiles(filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)));
+    const tests = await tarOfFiles([...filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)), ...(await this.trajectoryFile())]);
     const res = await box.exec(
       sealedGraderCommand({ agentStartTicks: this.agentStartTicks, timeoutSec: verifierSec, workdir: this.workdir, env: this.task.config.verifier.env }),
       { stdin: tests, timeoutSec: verifierSec + KILL_GRACE_SEC, timeoutBy: null },
@@ -338,6 +342,24 @@ class RolloutTrial {
       throw err instanceof RolloutError ? new RolloutError(err.type, err.message + suffix) : err;
     }
     if (this.reward.value === 0) this.throwIfNetworkFailed();
+  }
+
+  /**
+   * The rollout's ATIF trajectory from the proxy's records (any harness), put in with the tests at
+   * /logs/agent/trajectory.json for graders that read the episode; collected with the agent's logs.
+   */
+  private async trajectoryFile(): Promise<FileToWrite[]> {
+    if (!this.deps.harness.usesModel) return [];
+    await this.deps.store.flush();
+    const calls = await this.deps.store.listCalls(this.slot.rolloutId);
+    const trajectory = atifTrajectory({
+      rolloutId: this.slot.rolloutId,
+      harness: this.deps.harness.name,
+      harnessVersion: harnessVersion(this.deps.harness),
+      instruction: this.task.instruction,
+      calls,
+    });
+    return [{ path: TRAJECTORY_PATH, content: JSON.stringify(trajectory, null, 2) }];
   }
 
   /**
