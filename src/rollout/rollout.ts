@@ -19,6 +19,7 @@ import { environmentPhaseSec, liveViewUrl, newEnvironmentSecrets, startBrowserEn
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import { networkFailureIn } from './verifier-network.js';
+import type { JudgeAccess } from './judge-endpoint.js';
 import { atifTrajectory } from '../trajectory/atif.js';
 import { harnessVersion } from '../harness/layer.js';
 import { AGENT_PROCESSES_LEFT, GRADER_SETUP_FAILED, PRINT_AGENT_START, agentStartTicks, graderTimedOut, sealedGraderCommand } from './sealed-grader.js';
@@ -33,6 +34,8 @@ export interface RolloutDeps {
   taskImage(task: Task): Promise<string>;
   /** Where the task's agent starts and grader runs in that image; `[environment] workdir`, else /workspace, when absent. */
   taskWorkdir?(task: Task, image: string): Promise<string>;
+  /** The run's judge (judge: in run.yaml): opened for each rollout's verifier phase alone. */
+  judge?: { open(rolloutId: string, artifactsDir: string): JudgeAccess };
   /** Resolves (building when needed) the volumes the harness needs mounted, e.g. its install layer. */
   volumeMounts?(): Promise<VolumeMount[]>;
   store: Store;
@@ -320,10 +323,18 @@ class RolloutTrial {
     const verifierSec = this.deps.config.timeouts.verifier_sec ?? this.task.config.verifier.timeout_sec;
     const verifyStarted = Date.now();
     const tests = await tarOfFiles([...filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)), ...(await this.trajectoryFile())]);
-    const res = await box.exec(
-      sealedGraderCommand({ agentStartTicks: this.agentStartTicks, timeoutSec: verifierSec, workdir: this.workdir, env: this.task.config.verifier.env }),
-      { stdin: tests, timeoutSec: verifierSec + KILL_GRACE_SEC, timeoutBy: null },
-    );
+    const judge = this.deps.judge?.open(this.slot.rolloutId, this.artifacts);
+    const res = await box
+      .exec(
+        sealedGraderCommand({
+          agentStartTicks: this.agentStartTicks,
+          timeoutSec: verifierSec,
+          workdir: this.workdir,
+          env: { ...this.task.config.verifier.env, ...judge?.env },
+        }),
+        { stdin: tests, timeoutSec: verifierSec + KILL_GRACE_SEC, timeoutBy: null },
+      )
+      .finally(() => judge?.close());
     if (res.exitCode === AGENT_PROCESSES_LEFT || res.exitCode === GRADER_SETUP_FAILED) {
       throw new RolloutError('infrastructure', `the grader could not start: ${res.stderr.trim().slice(-500)}`);
     }

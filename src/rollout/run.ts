@@ -19,6 +19,7 @@ import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { warmSandboxFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
+import { JudgeEndpoint } from './judge-endpoint.js';
 import { TaskImages } from './task-images.js';
 import { SessionRegistry } from './sessions.js';
 import { summarize, type RunSummary } from '../analytics/run-summary.js';
@@ -135,6 +136,17 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       );
       if (options.proxyAdminToken) options.onLog?.(`proxy metrics: http://127.0.0.1:${endpoint.port}/metrics (Authorization: Bearer <the admin token>)`);
     }
+    let judge: JudgeEndpoint | undefined;
+    if (config.judge) {
+      if (!network.proxyHost)
+        throw new UserError(`judge: a rollout on network ${network.mode} cannot reach the judge endpoint`, 'use network: proxy-only (or public)');
+      judge = await JudgeEndpoint.start(config.judge, network.proxyHost);
+      cleanups.unshift(() => judge!.close());
+      await backend.openHostPort?.(network, judge.port);
+      options.onLog?.(
+        `judge endpoint on ${network.proxyHost}:${judge.port} (upstream ${config.judge.upstream}${config.judge.upstream === 'sim:judge' ? ': simulated judge' : ''}), for verifier phases only`,
+      );
+    }
     const pool = warmPool > 0 ? new WarmPool(backend) : undefined;
     if (pool) {
       cleanups.unshift(async () => {
@@ -155,6 +167,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       signal,
       taskImage: (task) => images.get(task),
       taskWorkdir: (task, image) => images.workdir(task, image),
+      judge,
       volumeMounts: () => images.mounts(harness),
       proxyPort: endpoint?.port,
       keepContainerSec: options.keepContainersSec,
