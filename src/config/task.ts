@@ -195,3 +195,20 @@ export function loadTasks(target: string): Task[] {
   }
   return tasks;
 }
+
+/**
+ * The benchmark a task comes from: its task.toml `[metadata] benchmark` (the Claw importers write it), else
+ * the dataset of the harbor-dataset.json beside it (`openforge tasks import --from harbor`), e.g. terminal-bench.
+ */
+export function benchmarkOf(task: Task): string | undefined {
+  const declared = (task.config.metadata as Record<string, unknown> | undefined)?.benchmark;
+  if (typeof declared === 'string' && declared) return declared;
+  const manifest = path.join(suiteDirOf(task), 'harbor-dataset.json');
+  if (!existsSync(manifest)) return undefined;
+  try {
+    const dataset = (JSON.parse(readFileSync(manifest, 'utf8')) as { dataset?: unknown }).dataset;
+    return typeof dataset === 'string' ? dataset : undefined;
+  } catch {
+    return undefined;
+  }
+}

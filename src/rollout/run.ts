@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedRunConfig } from '../config/run.js';
 import { taskContentHash } from '../config/task-hash.js';
-import { loadTasks, type Task } from '../config/task.js';
+import { benchmarkOf, loadTasks, type Task } from '../config/task.js';
 import { harnessFor } from '../harness/registry.js';
 import Docker from 'dockerode';
 import { createBackend } from '../sandbox/registry.js';
@@ -221,6 +221,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       passThreshold: config.pass_threshold,
       simulated: endpoint?.simulated ?? false,
       wallTimeSec: (Date.now() - started) / 1000,
+      benchmarkOf: (taskId) => {
+        const task = tasks.find((t) => t.id === taskId);
+        return task && benchmarkOf(task);
+      },
     });
     writeFileSync(path.join(runDir, 'summary.json'), JSON.stringify(summary, null, 2));
     return summary;
