@@ -66,8 +66,10 @@ const TaskTomlSchema = z.looseObject({
     .looseObject({
       timeout_sec: z.number().positive().default(120),
       env: z.record(z.string(), z.string()).default({}),
+      /** The grader fetches over the internet (Terminal-Bench's test.sh installs uv and pytest). */
+      allow_internet: z.boolean().default(false),
     })
-    .default({ timeout_sec: 120, env: {} }),
+    .default({ timeout_sec: 120, env: {}, allow_internet: false }),
   environment: z
     .preprocess(
       harborSizes,
@@ -211,4 +213,15 @@ export function benchmarkOf(task: Task): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What of the internet a task asks for that a run on `network` does not give it, as a line for the run's output. */
+export function internetNotGiven(task: Task, network: string): string | undefined {
+  if (network === 'public') return undefined;
+  const wants = [
+    task.config.environment.allow_internet && '[environment] allow_internet',
+    task.config.verifier.allow_internet && '[verifier] allow_internet',
+  ].filter(Boolean);
+  if (!wants.length) return undefined;
+  return `task ${task.id} asks for the internet (${wants.join(', ')} = true), but this run's network is ${network}: it runs without (network: public gives every rollout the internet)`;
 }

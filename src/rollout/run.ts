@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedRunConfig } from '../config/run.js';
 import { taskContentHash } from '../config/task-hash.js';
-import { benchmarkOf, loadTasks, type Task } from '../config/task.js';
+import { benchmarkOf, internetNotGiven, loadTasks, type Task } from '../config/task.js';
 import { harnessFor } from '../harness/registry.js';
 import Docker from 'dockerode';
 import { createBackend } from '../sandbox/registry.js';
@@ -135,6 +135,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
         `proxy listening on ${network.proxyHost ?? '127.0.0.1'}:${endpoint.port}${endpoint.simulated ? ` (upstream ${config.model.upstream}: simulated model)` : ''}`,
       );
       if (options.proxyAdminToken) options.onLog?.(`proxy metrics: http://127.0.0.1:${endpoint.port}/metrics (Authorization: Bearer <the admin token>)`);
+    }
+    for (const task of tasks) {
+      const note = internetNotGiven(task, config.network);
+      if (note) options.onLog?.(note);
     }
     let judge: JudgeEndpoint | undefined;
     if (config.judge) {
