@@ -32,8 +32,9 @@ export type BrowserSettings = z.infer<typeof BrowserSchema>;
 const EnvironmentKind = z.enum(['workspace', 'browser'], { error: 'kind must be "workspace" (the default) or "browser"' });
 
 /**
- * Harbor's older size keys (`memory = "2G"`, `storage = "10G"`, as Terminal-Bench 2 writes them) read as
- * `memory_mb` / `storage_mb` when those are absent.
+ * Harbor's older memory key (`memory = "2G"`, as Terminal-Bench 2 writes it) read as `memory_mb` when that is
+ * absent. Its `storage = "10G"` is left unread: a disk limit most engines cannot enforce would refuse the run,
+ * where Harbor treats it as a request.
  */
 function harborSizes(env: unknown): unknown {
   if (typeof env !== 'object' || env === null || Array.isArray(env)) return env;

@@ -25,7 +25,8 @@ describe('tasks in Harbor layout', () => {
       { id: 'rel', toml: '[environment]\nworkdir = "app"\n' },
     ]);
     const task = loadTask(path.join(suite, 'net'));
-    expect(task.config.environment).toMatchObject({ workdir: '/app', memory_mb: 2048, storage_mb: 512 });
+    expect(task.config.environment).toMatchObject({ workdir: '/app', memory_mb: 2048 });
+    expect(task.config.environment.storage_mb).toBeUndefined();
     expect(internetNotGiven(task, 'proxy-only')).toBe(
       "task net asks for the internet ([environment] allow_internet, [verifier] allow_internet = true), but this run's network is proxy-only: it runs without (network: public gives every rollout the internet)",
     );
