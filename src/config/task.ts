@@ -39,13 +39,8 @@ const EnvironmentKind = z.enum(['workspace', 'browser'], { error: 'kind must be 
 function harborSizes(env: unknown): unknown {
   if (typeof env !== 'object' || env === null || Array.isArray(env)) return env;
   const out: Record<string, unknown> = { ...env };
-  for (const [key, mbKey] of [
-    ['memory', 'memory_mb'],
-    ['storage', 'storage_mb'],
-  ] as const) {
-    const mb = typeof out[key] === 'string' ? megabytes(out[key]) : undefined;
-    if (mb !== undefined && out[mbKey] === undefined) out[mbKey] = mb;
-  }
+  const mb = typeof out.memory === 'string' ? megabytes(out.memory) : undefined;
+  if (mb !== undefined && out.memory_mb === undefined) out.memory_mb = mb;
   return out;
 }
 
