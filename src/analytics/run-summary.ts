@@ -1,6 +1,7 @@
 import type { RolloutRecord } from '../store/store.js';
 import { groupBy, mean } from './grouping.js';
 import { textTable } from './text-table.js';
+import { benchmarkMetrics, type BenchmarkMetric } from './benchmark-metrics.js';
 
 export interface TaskSummary {
   taskId: string;
@@ -28,6 +29,8 @@ export interface RunSummary {
   passAtK: number;
   passHatK: number;
   errors: Record<string, number>;
+  /** Each benchmark's own headline metric, for the run's tasks imported from one (docs/tasks.md). */
+  benchmarks: BenchmarkMetric[];
   wallTimeSec: number;
   rolloutsPerMinute: number;
 }
@@ -59,7 +62,16 @@ export function passRates(n: number, c: number, k: number): { passAt1: number; p
 
 export function summarize(
   rollouts: RolloutRecord[],
-  opts: { runId: string; harness: string; k: number; passThreshold: number; simulated: boolean; wallTimeSec: number },
+  opts: {
+    runId: string;
+    harness: string;
+    k: number;
+    passThreshold: number;
+    simulated: boolean;
+    wallTimeSec: number;
+    /** The benchmark a task comes from (its task.toml `[metadata] benchmark`), when known. */
+    benchmarkOf?: (taskId: string) => string | undefined;
+  },
 ): RunSummary {
   const byTask = groupBy(rollouts, (r) => r.taskId);
   const errors: Record<string, number> = {};
@@ -99,6 +111,7 @@ export function summarize(
     passAtK: mean(tasks.map((t) => t.passAtK)) ?? 0,
     passHatK: mean(tasks.map((t) => t.passHatK)) ?? 0,
     errors,
+    benchmarks: opts.benchmarkOf ? benchmarkMetrics(tasks, opts.benchmarkOf) : [],
     wallTimeSec: opts.wallTimeSec,
     rolloutsPerMinute: opts.wallTimeSec > 0 ? (rollouts.length / opts.wallTimeSec) * 60 : 0,
   };
@@ -133,6 +146,7 @@ export function formatSummary(s: RunSummary): string {
     '',
     `run ${s.runId} · harness ${s.harness}${s.simulated ? ' · model: SIMULATED (sim upstream, no real LLM)' : ''}`,
     `rollouts ${s.rollouts} · mean reward ${fmt(s.meanReward, 3)} · pass@1 ${fmt(s.passAt1, 3)}${withK ? ` · pass@${s.k} ${fmt(s.passAtK, 3)} · pass^${s.k} ${fmt(s.passHatK, 3)}` : ''}`,
+    ...s.benchmarks.map((b) => `${b.benchmark} (${b.tasks} task${b.tasks > 1 ? 's' : ''}): ${b.text}`),
     `errors: ${errorText}`,
     `wall time ${s.wallTimeSec.toFixed(1)} s · ${s.rolloutsPerMinute.toFixed(1)} rollouts/min`,
   ].join('\n');

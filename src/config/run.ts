@@ -134,6 +134,33 @@ export const RunConfigSchema = z.strictObject({
     .superRefine(replicasBesideUrl)
     .default({ upstream: 'sim:oracle', name: 'policy', kind: 'vllm', sampling: {} })
     .describe('The policy the harnesses talk to, through the recording proxy.'),
+  judge: z
+    .strictObject({
+      upstream: z
+        .string()
+        .min(1)
+        .refine((u) => u === 'sim:judge' || /^https?:\/\//.test(u), 'upstream must be `sim:judge` or an OpenAI-compatible base URL (…/v1)')
+        .describe('`sim:judge` (a simulated judge that answers deterministically, for tests) | an OpenAI-compatible base URL (…/v1).'),
+      model: z.string().min(1).default('judge').describe('Model name sent to the judge upstream (forced onto every judge call).'),
+      api_key_env: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, e.g. JUDGE_API_KEY')
+        .optional()
+        .describe(
+          "The environment variable of the orchestrator's process that holds the judge's API key: sent upstream as a Bearer token by the judge endpoint, never stored and never given to a container.",
+        ),
+      sampling: z
+        .strictObject({
+          temperature: z.number().min(0).max(2).optional().describe('Forced onto every judge call.'),
+          max_tokens: z.number().int().positive().optional().describe('Forced onto every judge call.'),
+        })
+        .default({})
+        .describe('Sampling settings forced onto every judge call.'),
+    })
+    .optional()
+    .describe(
+      "The LLM judge of every judge-graded task of the run: graders reach it through a judge endpoint only the verifier phase is given (OPENFORGE_JUDGE_URL, OPENFORGE_JUDGE_MODEL); its calls are kept in each rollout's judge/calls.jsonl, apart from the policy's (docs/tasks.md).",
+    ),
   rollouts_per_task: z.number().int().min(1).max(10_000).default(1).describe('Rollouts of each task (a GRPO group; pass@k uses them).'),
   concurrency: z.number().int().min(1).max(512).default(4).describe('Rollouts running at once.'),
   warm_pool: z

@@ -31,6 +31,27 @@ export type BrowserSettings = z.infer<typeof BrowserSchema>;
 
 const EnvironmentKind = z.enum(['workspace', 'browser'], { error: 'kind must be "workspace" (the default) or "browser"' });
 
+/**
+ * Harbor's older memory key (`memory = "2G"`, as Terminal-Bench 2 writes it) read as `memory_mb` when that is
+ * absent. Its `storage = "10G"` is left unread: a disk limit most engines cannot enforce would refuse the run,
+ * where Harbor treats it as a request.
+ */
+function harborSizes(env: unknown): unknown {
+  if (typeof env !== 'object' || env === null || Array.isArray(env)) return env;
+  const out: Record<string, unknown> = { ...env };
+  const mb = typeof out.memory === 'string' ? megabytes(out.memory) : undefined;
+  if (mb !== undefined && out.memory_mb === undefined) out.memory_mb = mb;
+  return out;
+}
+
+function megabytes(size: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?)?B?\s*$/i.exec(size);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'M').toUpperCase()[0]!;
+  const factor = { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024 }[unit]!;
+  return Math.max(1, Math.round(Number(m[1]) * factor));
+}
+
 /** task.toml in Harbor layout (REFERENCE.md §6). Unknown keys are kept, so Harbor tasks load as they are. */
 const TaskTomlSchema = z.looseObject({
   version: z.string().optional(),
@@ -41,21 +62,31 @@ const TaskTomlSchema = z.looseObject({
     .looseObject({
       timeout_sec: z.number().positive().default(120),
       env: z.record(z.string(), z.string()).default({}),
-    })
-    .default({ timeout_sec: 120, env: {} }),
-  environment: z
-    .looseObject({
-      build_timeout_sec: z.number().positive().default(600),
-      docker_image: z.string().optional(),
-      cpus: z.number().positive().optional(),
-      memory_mb: z.number().int().positive().optional(),
-      storage_mb: z.number().int().positive().optional(),
+      /** The grader fetches over the internet (Terminal-Bench's test.sh installs uv and pytest). */
       allow_internet: z.boolean().default(false),
-      env: z.record(z.string(), z.string()).default({}),
-      /** "browser": the image is FROM openforge/browser and the rollout starts its env server first. */
-      kind: EnvironmentKind.default('workspace'),
-      browser: BrowserSchema.optional(),
     })
+    .default({ timeout_sec: 120, env: {}, allow_internet: false }),
+  environment: z
+    .preprocess(
+      harborSizes,
+      z.looseObject({
+        build_timeout_sec: z.number().positive().default(600),
+        docker_image: z.string().optional(),
+        /** Where the agent starts and the grader runs; the image's WORKDIR when absent. */
+        workdir: z
+          .string()
+          .refine((p) => p.startsWith('/'), 'workdir must be an absolute path inside the container, e.g. "/app"')
+          .optional(),
+        cpus: z.number().positive().optional(),
+        memory_mb: z.number().int().positive().optional(),
+        storage_mb: z.number().int().positive().optional(),
+        allow_internet: z.boolean().default(false),
+        env: z.record(z.string(), z.string()).default({}),
+        /** "browser": the image is FROM openforge/browser and the rollout starts its env server first. */
+        kind: EnvironmentKind.default('workspace'),
+        browser: BrowserSchema.optional(),
+      }),
+    )
     .default({ build_timeout_sec: 600, allow_internet: false, env: {}, kind: 'workspace' })
     .superRefine((env, ctx) => {
       if (env.browser && env.kind !== 'browser') {
@@ -161,4 +192,32 @@ export function loadTasks(target: string): Task[] {
     seen.add(t.id);
   }
   return tasks;
+}
+
+/**
+ * The benchmark a task comes from: its task.toml `[metadata] benchmark` (the Claw importers write it), else
+ * the dataset of the harbor-dataset.json beside it (`openforge tasks import --from harbor`), e.g. terminal-bench.
+ */
+export function benchmarkOf(task: Task): string | undefined {
+  const declared = (task.config.metadata as Record<string, unknown> | undefined)?.benchmark;
+  if (typeof declared === 'string' && declared) return declared;
+  const manifest = path.join(suiteDirOf(task), 'harbor-dataset.json');
+  if (!existsSync(manifest)) return undefined;
+  try {
+    const dataset = (JSON.parse(readFileSync(manifest, 'utf8')) as { dataset?: unknown }).dataset;
+    return typeof dataset === 'string' ? dataset : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What of the internet a task asks for that a run on `network` does not give it, as a line for the run's output. */
+export function internetNotGiven(task: Task, network: string): string | undefined {
+  if (network === 'public') return undefined;
+  const wants = [
+    task.config.environment.allow_internet && '[environment] allow_internet',
+    task.config.verifier.allow_internet && '[verifier] allow_internet',
+  ].filter(Boolean);
+  if (!wants.length) return undefined;
+  return `task ${task.id} asks for the internet (${wants.join(', ')} = true), but this run's network is ${network}: it runs without (network: public gives every rollout the internet)`;
 }

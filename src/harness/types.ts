@@ -12,6 +12,8 @@ export interface HarnessContext {
   maxTurns: number;
   /** Path of the instruction file inside the sandbox. */
   instructionPath: string;
+  /** Where the agent starts and works: the task image's WORKDIR (e.g. /app), or `[environment] workdir`. */
+  workdir: string;
   /** A GUI task's env server token (`Authorization: Bearer …`), for the harness that drives the environment. */
   environmentToken?: string;
 }
@@ -41,6 +43,11 @@ export interface Harness {
    * /opt/harness/<layer> in every rollout container. Absent for harnesses the task image already has.
    */
   readonly layer?: string;
+  /**
+   * A built-in agent that runs on the project's Node layer (images/agent-node), mounted read-only at
+   * /opt/openforge-node in every rollout container, so the task image needs no Node of its own.
+   */
+  readonly agentNode?: boolean;
   /**
    * Memory the harness's own processes need: the container gets at least this much even when the task
    * asks for less (a task's memory_mb is sized for its workload; a Node harness alone takes ~400 MB RSS).

@@ -9,7 +9,14 @@ export interface TaskImporter {
   /** What the source argument is: a task file, a checkout of the benchmark's repository, … */
   readonly source: string;
   /** Writes one task folder per task it can bring into `outDir`, and names each it cannot, with why. */
-  import(source: string, outDir: string): Promise<ImportReport>;
+  import(source: string, outDir: string, options?: ImportOptions): Promise<ImportReport>;
+}
+
+export interface ImportOptions {
+  /** Which dataset of a source that holds several (Harbor's registry.json): `name@version`. */
+  dataset?: string;
+  /** A local checkout of the repository the source's tasks live in (Harbor: a dataset's `git_url`). */
+  checkout?: string;
 }
 
 export interface ImportReport {

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { LoadedRunConfig } from '../config/run.js';
-import { harnessRoot } from '../sandbox/harness-layer.js';
+import { AGENT_NODE_DIR, harnessRoot } from '../sandbox/harness-layer.js';
 import { VERIFIER_TOOLS_DIR } from '../sandbox/verifier-tools.js';
 import { harnessFor } from '../harness/registry.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
@@ -37,6 +37,7 @@ export function renderRun(loaded: LoadedRunConfig, runId = 'run-rendered'): Kube
     ...(harness.layer
       ? [{ volume: `harness-${harness.layer}`, target: harnessRoot(harness.layer), readOnly: true, image: builder.harnessImageTag(harness.layer) }]
       : []),
+    ...(harness.agentNode ? [{ volume: 'agent-node', target: AGENT_NODE_DIR, readOnly: true, image: builder.agentNodeTag() }] : []),
   ];
   const ownerReference = ownedBy(runId, RENDERED_OWNER_UID);
   const objects: KubernetesObject[] = [
@@ -47,7 +48,7 @@ export function renderRun(loaded: LoadedRunConfig, runId = 'run-rendered'): Kube
     const image = builder.taskImageTag(task);
     for (let i = 0; i < config.rollouts_per_task; i++) {
       const rolloutId = `${runId}.${task.id}.${i}.1`;
-      const spec = rolloutSandboxSpec({ runId, rolloutId, config, harness, task, image, mounts, network });
+      const spec = rolloutSandboxSpec({ runId, rolloutId, config, harness, task, image, workdir: task.config.environment.workdir, mounts, network });
       objects.push(rolloutPod({ spec, settings, owner, ownerReference }));
     }
   }

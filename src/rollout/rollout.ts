@@ -18,6 +18,10 @@ import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
 import { environmentPhaseSec, liveViewUrl, newEnvironmentSecrets, startBrowserEnvironment, type EnvironmentSecrets } from './browser-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
+import { networkFailureIn } from './verifier-network.js';
+import type { JudgeAccess } from './judge-endpoint.js';
+import { atifTrajectory } from '../trajectory/atif.js';
+import { harnessVersion } from '../harness/layer.js';
 import { AGENT_PROCESSES_LEFT, GRADER_SETUP_FAILED, PRINT_AGENT_START, agentStartTicks, graderTimedOut, sealedGraderCommand } from './sealed-grader.js';
 import type { SessionRegistry } from './sessions.js';
 
@@ -28,6 +32,10 @@ export interface RolloutDeps {
   backend: SandboxBackend;
   /** Resolves (building when needed) the image a task runs in. */
   taskImage(task: Task): Promise<string>;
+  /** Where the task's agent starts and grader runs in that image; `[environment] workdir`, else /workspace, when absent. */
+  taskWorkdir?(task: Task, image: string): Promise<string>;
+  /** The run's judge (judge: in run.yaml): opened for each rollout's verifier phase alone. */
+  judge?: { open(rolloutId: string, artifactsDir: string): JudgeAccess };
   /** Resolves (building when needed) the volumes the harness needs mounted, e.g. its install layer. */
   volumeMounts?(): Promise<VolumeMount[]>;
   store: Store;
@@ -62,6 +70,7 @@ export function sandboxSpecFor(
   rolloutId: string,
   image: string,
   mounts: VolumeMount[],
+  workdir: string,
 ): SandboxSpec {
   return rolloutSandboxSpec({
     runId: deps.runId,
@@ -70,19 +79,26 @@ export function sandboxSpecFor(
     harness: deps.harness,
     task,
     image,
+    workdir,
     mounts,
     network: deps.network,
     keepSec: deps.keepContainerSec,
   });
 }
 
-type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'volumeMounts' | 'signal'>;
+type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'taskWorkdir' | 'volumeMounts' | 'signal'>;
+
+/** Where a rollout of `task` in `image` works: the agent's start and the grader's working directory. */
+export function workdirFor(deps: Pick<RolloutDeps, 'taskWorkdir'>, task: Task, image: string): Promise<string> {
+  return deps.taskWorkdir?.(task, image) ?? Promise.resolve(task.config.environment.workdir ?? DEFAULT_WORKDIR);
+}
 
 /** Has the warm pool start the sandbox a queued rollout of `task` will ask for; a failure is that rollout's to report. */
 export async function warmSandboxFor(pool: WarmPool, deps: WarmDeps, task: Task): Promise<void> {
   try {
     const [image, mounts] = await Promise.all([deps.taskImage(task), deps.volumeMounts?.() ?? []]);
-    if (!deps.signal.aborted) pool.warm(sandboxSpecFor(deps, task, 'warm', image, mounts));
+    const workdir = await workdirFor(deps, task, image);
+    if (!deps.signal.aborted) pool.warm(sandboxSpecFor(deps, task, 'warm', image, mounts, workdir));
   } catch {
     // the rollout's own image phase reports it
   }
@@ -111,6 +127,10 @@ export interface RolloutOutcome {
 }
 
 const INSTRUCTION_PATH = '/logs/agent/instruction.md';
+/** Where graders find the episode as Harbor's ATIF trajectory (Harbor's agents write it there too). */
+const TRAJECTORY_PATH = '/logs/agent/trajectory.json';
+/** The working directory of a rollout whose deps cannot look into its image (the project's workspace image's). */
+const DEFAULT_WORKDIR = '/workspace';
 /** Time the host allows the grader's exec past the grader's own timeout: killing the agent's processes, unpacking the tests. */
 const KILL_GRACE_SEC = 30;
 
@@ -150,6 +170,8 @@ class RolloutTrial {
   private environmentSecrets: EnvironmentSecrets | undefined;
   /** When the agent's exec began, in the container's clock ticks since boot (./sealed-grader.ts). */
   private agentStartTicks: number | undefined;
+  /** Where the agent starts and the grader runs (the image's WORKDIR or `[environment] workdir`). */
+  private workdir = DEFAULT_WORKDIR;
 
   constructor(
     private readonly deps: RolloutDeps,
@@ -193,9 +215,11 @@ class RolloutTrial {
 
   /** image: the task's image and the harness's volumes, built when missing. */
   private async image(): Promise<{ image: string; mounts: VolumeMount[] }> {
-    const [image, mounts] = await this.timed('image', this.task.config.environment.build_timeout_sec, 'build', () =>
-      Promise.all([this.deps.taskImage(this.task), this.deps.volumeMounts?.() ?? []]),
-    );
+    const [image, mounts] = await this.timed('image', this.task.config.environment.build_timeout_sec, 'build', async () => {
+      const both = await Promise.all([this.deps.taskImage(this.task), this.deps.volumeMounts?.() ?? []]);
+      this.workdir = await workdirFor(this.deps, this.task, both[0]);
+      return both;
+    });
     return { image, mounts };
   }
 
@@ -203,7 +227,7 @@ class RolloutTrial {
   private async start(image: string, mounts: VolumeMount[]): Promise<Sandbox> {
     const { deps, slot } = this;
     const box = await this.timed('start', deps.config.timeouts.start_sec, 'infrastructure', () =>
-      deps.backend.create(sandboxSpecFor(deps, this.task, slot.rolloutId, image, mounts)),
+      deps.backend.create(sandboxSpecFor(deps, this.task, slot.rolloutId, image, mounts, this.workdir)),
     );
     this.sandbox = box;
     await this.log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);
@@ -251,6 +275,7 @@ class RolloutTrial {
         model: config.model.name,
         maxTurns: config.max_turns,
         instructionPath: INSTRUCTION_PATH,
+        workdir: this.workdir,
         environmentToken: this.environmentSecrets?.envToken,
       };
       const setup = harness.setup(hctx);
@@ -276,7 +301,7 @@ class RolloutTrial {
       .exec(agentCommand(deps.harness.command(start.hctx)), {
         timeoutSec: agentSec,
         env: start.env,
-        workdir: '/workspace',
+        workdir: this.workdir,
         filesIn: start.files,
       })
       .catch(async (err: unknown) => {
@@ -320,11 +345,19 @@ class RolloutTrial {
   private async verify(box: Sandbox): Promise<void> {
     const verifierSec = this.deps.config.timeouts.verifier_sec ?? this.task.config.verifier.timeout_sec;
     const verifyStarted = Date.now();
-    const tests = await tarOfFiles(filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)));
-    const res = await box.exec(
-      sealedGraderCommand({ agentStartTicks: this.agentStartTicks, timeoutSec: verifierSec, workdir: '/workspace', env: this.task.config.verifier.env }),
-      { stdin: tests, timeoutSec: verifierSec + KILL_GRACE_SEC, timeoutBy: null },
-    );
+    const tests = await tarOfFiles([...filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)), ...(await this.trajectoryFile())]);
+    const judge = this.deps.judge?.open(this.slot.rolloutId, this.artifacts);
+    const res = await box
+      .exec(
+        sealedGraderCommand({
+          agentStartTicks: this.agentStartTicks,
+          timeoutSec: verifierSec,
+          workdir: this.workdir,
+          env: { ...this.task.config.verifier.env, ...judge?.env },
+        }),
+        { stdin: tests, timeoutSec: verifierSec + KILL_GRACE_SEC, timeoutBy: null },
+      )
+      .finally(() => judge?.close());
     if (res.exitCode === AGENT_PROCESSES_LEFT || res.exitCode === GRADER_SETUP_FAILED) {
       throw new RolloutError('infrastructure', `the grader could not start: ${res.stderr.trim().slice(-500)}`);
     }
@@ -338,9 +371,45 @@ class RolloutTrial {
       }
       this.reward = parseReward(txt, json);
     } catch (err) {
+      this.throwIfNetworkFailed();
       const suffix = res.exitCode !== 0 ? ` (test.sh exited ${res.exitCode})` : '';
       throw err instanceof RolloutError ? new RolloutError(err.type, err.message + suffix) : err;
     }
+    if (this.reward.value === 0) this.throwIfNetworkFailed();
+  }
+
+  /**
+   * The rollout's ATIF trajectory from the proxy's records (any harness), put in with the tests at
+   * /logs/agent/trajectory.json for graders that read the episode; collected with the agent's logs.
+   */
+  private async trajectoryFile(): Promise<FileToWrite[]> {
+    if (!this.deps.harness.usesModel) return [];
+    await this.deps.store.flush();
+    const calls = await this.deps.store.listCalls(this.slot.rolloutId);
+    const trajectory = atifTrajectory({
+      rolloutId: this.slot.rolloutId,
+      harness: this.deps.harness.name,
+      harnessVersion: harnessVersion(this.deps.harness),
+      instruction: this.task.instruction,
+      calls,
+    });
+    return [{ path: TRAJECTORY_PATH, content: JSON.stringify(trajectory, null, 2) }];
+  }
+
+  /**
+   * A grader that scored 0 (or nothing) because it could not reach the internet it fetches its tools from
+   * has graded nothing: that is the verifier's infrastructure failing, not the agent's reward.
+   */
+  private throwIfNetworkFailed(): void {
+    const dir = path.join(this.artifacts, 'verifier');
+    const output = ['test-stdout.txt', 'test-stderr.txt'].map((f) => readIfThere(path.join(dir, f))).join('\n');
+    const failure = networkFailureIn(output);
+    if (!failure) return;
+    this.reward = undefined;
+    throw new RolloutError(
+      'infrastructure',
+      `the grader could not reach the network it needs (the verifier phase has no internet here): ${failure} — see verifier/test-stdout.txt; its reward is not counted`,
+    );
   }
 
   /** collect: the agent's logs and transcripts, within the run's limits; false (and an event) when that failed. */
@@ -496,4 +565,8 @@ async function rewardFilesInside(box: Sandbox): Promise<{ json: string | null; t
   const out = await box.exec([TRUSTED_BUSYBOX, 'sh', '-c', read, 'sh', TRUSTED_BUSYBOX], { timeoutSec: 30, timeoutBy: null });
   const [json, txt] = out.stdout.split('\0');
   return { json: json || null, txt: txt || null };
+}
+
+function readIfThere(file: string): string {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ? readFileSync(file, 'utf8').slice(0, 256 * 1024) : '';
 }

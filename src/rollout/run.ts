@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedRunConfig } from '../config/run.js';
 import { taskContentHash } from '../config/task-hash.js';
-import { loadTasks, type Task } from '../config/task.js';
+import { benchmarkOf, internetNotGiven, loadTasks, type Task } from '../config/task.js';
 import { harnessFor } from '../harness/registry.js';
 import Docker from 'dockerode';
 import { createBackend } from '../sandbox/registry.js';
@@ -19,6 +19,7 @@ import { contentHash } from '../util/hash.js';
 import { runSlot } from './attempts.js';
 import { startModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { warmSandboxFor, type LiveView, type RolloutDeps, type RolloutOutcome } from './rollout.js';
+import { JudgeEndpoint } from './judge-endpoint.js';
 import { TaskImages } from './task-images.js';
 import { checkUpstreams, waitForUpstreams } from './upstream-preflight.js';
 import { SessionRegistry } from './sessions.js';
@@ -141,6 +142,21 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       );
       if (options.proxyAdminToken) options.onLog?.(`proxy metrics: http://127.0.0.1:${endpoint.port}/metrics (Authorization: Bearer <the admin token>)`);
     }
+    for (const task of tasks) {
+      const note = internetNotGiven(task, config.network);
+      if (note) options.onLog?.(note);
+    }
+    let judge: JudgeEndpoint | undefined;
+    if (config.judge) {
+      if (!network.proxyHost)
+        throw new UserError(`judge: a rollout on network ${network.mode} cannot reach the judge endpoint`, 'use network: proxy-only (or public)');
+      judge = await JudgeEndpoint.start(config.judge, network.proxyHost);
+      cleanups.unshift(() => judge!.close());
+      await backend.openHostPort?.(network, judge.port);
+      options.onLog?.(
+        `judge endpoint on ${network.proxyHost}:${judge.port} (upstream ${config.judge.upstream}${config.judge.upstream === 'sim:judge' ? ': simulated judge' : ''}), for verifier phases only`,
+      );
+    }
     const pool = warmPool > 0 ? new WarmPool(backend) : undefined;
     if (pool) {
       cleanups.unshift(async () => {
@@ -160,6 +176,8 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       runDir,
       signal,
       taskImage: (task) => images.get(task),
+      taskWorkdir: (task, image) => images.workdir(task, image),
+      judge,
       volumeMounts: () => images.mounts(harness),
       proxyPort: endpoint?.port,
       keepContainerSec: options.keepContainersSec,
@@ -217,6 +235,10 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       passThreshold: config.pass_threshold,
       simulated: endpoint?.simulated ?? false,
       wallTimeSec: (Date.now() - started) / 1000,
+      benchmarkOf: (taskId) => {
+        const task = tasks.find((t) => t.id === taskId);
+        return task && benchmarkOf(task);
+      },
     });
     writeFileSync(path.join(runDir, 'summary.json'), JSON.stringify(summary, null, 2));
     return summary;

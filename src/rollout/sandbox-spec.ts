@@ -12,6 +12,8 @@ export function rolloutSandboxSpec(opts: {
   harness: Harness;
   task: Task;
   image: string;
+  /** Where the agent starts: the image's WORKDIR or `[environment] workdir`; the image's own when absent. */
+  workdir?: string;
   mounts: VolumeMount[];
   network: RunNetwork;
   /** Extra lifetime for a container kept after the rollout (`openforge debug`). */
@@ -24,7 +26,7 @@ export function rolloutSandboxSpec(opts: {
     runId: opts.runId,
     rolloutId: opts.rolloutId,
     image: opts.image,
-    workdir: '/workspace',
+    ...(opts.workdir ? { workdir: opts.workdir } : {}),
     env: task.config.environment.env,
     resources: {
       cpus: task.config.environment.cpus ?? config.resources.cpus,

@@ -12,6 +12,7 @@ import { RolloutError } from '../util/errors.js';
 export class TaskImages {
   private readonly builds = new Map<string, Promise<string>>();
   private readonly volumes = new Map<string, Promise<VolumeMount>>();
+  private readonly workdirs = new Map<string, Promise<string>>();
 
   constructor(private readonly builder: ImageBuilder) {}
 
@@ -26,11 +27,31 @@ export class TaskImages {
   }
 
   /**
+   * Where a task's agent starts and its grader runs: `[environment] workdir`, else the WORKDIR of the image
+   * the task runs in (`/` when it sets none), as Harbor runs a task.
+   */
+  workdir(task: Task, image: string): Promise<string> {
+    const declared = task.config.environment.workdir;
+    if (declared) return Promise.resolve(declared);
+    let p = this.workdirs.get(image);
+    if (!p) {
+      p = this.builder.imageWorkdir(image);
+      this.workdirs.set(image, p);
+      p.catch(() => this.workdirs.delete(image));
+    }
+    return p;
+  }
+
+  /**
    * The volumes every rollout container of a harness mounts, each built and copied into its volume once: the
    * verifier's trusted tools, and the harness's npm-installed layer when it has one.
    */
   mounts(harness: Harness): Promise<VolumeMount[]> {
-    return Promise.all([this.once('verifier-tools', () => this.builder.ensureVerifierToolsVolume()), ...(harness.layer ? [this.layer(harness.layer)] : [])]);
+    return Promise.all([
+      this.once('verifier-tools', () => this.builder.ensureVerifierToolsVolume()),
+      ...(harness.layer ? [this.layer(harness.layer)] : []),
+      ...(harness.agentNode ? [this.once('agent-node', () => this.builder.ensureAgentNodeVolume())] : []),
+    ]);
   }
 
   private layer(name: string): Promise<VolumeMount> {

@@ -340,6 +340,7 @@ export class RolloutService {
       runDir: path.join(this.opts.outputDir, this.runId),
       signal: AbortSignal.any([this.abort.signal, job.cancel.signal]),
       taskImage: (task) => this.images.get(task),
+      taskWorkdir: (task, image) => this.images.workdir(task, image),
       volumeMounts: () => this.images.mounts(harness),
       proxyPort,
       waitForUpstream: (waitMs, signal) => waitForUpstreams(job.config.model, waitMs, signal),

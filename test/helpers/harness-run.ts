@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { resolveRunConfig } from '../../src/config/run.js';
-import { executeRun, STORE_FILE } from '../../src/rollout/run.js';
+import { executeRun, STORE_FILE, type RunEvents } from '../../src/rollout/run.js';
 import type { RunSummary } from '../../src/analytics/run-summary.js';
 import { protocolRecords } from '../../src/proxy/protocols/registry.js';
 import { Store } from '../../src/store/store.js';
@@ -30,6 +30,7 @@ export async function runHarness(
   harness: string,
   taskIds: string[],
   overrides: Record<string, unknown> = {},
+  events: RunEvents = {},
 ): Promise<{ summary: RunSummary; rollouts: HarnessRolloutRecord[]; output: string }> {
   const output = mkdtempSync(path.join(os.tmpdir(), `of-${harness}-`));
   const loaded = resolveRunConfig(
@@ -44,7 +45,7 @@ export async function runHarness(
     },
     path.join(output, 'run.yaml'),
   );
-  const summary = await executeRun(loaded, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
+  const summary = await executeRun(loaded, { extraCaFile: process.env.OPENFORGE_EXTRA_CA, ...events });
   const store = await Store.open(path.join(output, STORE_FILE));
   try {
     const rollouts: HarnessRolloutRecord[] = [];

@@ -180,22 +180,20 @@ describe('faults are typed and recorded', () => {
     expect(summary.tasks[0]!.rewards).toEqual([0]);
   }, 120_000);
 
-  it("runs forge-agent on the image's official Node, and on the image's `node` where a task image has none", async () => {
+  it("runs forge-agent on the agent layer's Node, whether the task image has a Node or none", async () => {
     const suite = makeSuite([
       { id: 'own-node', solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n' },
       {
-        id: 'debian-node',
-        dockerfile: 'FROM openforge/workspace\nRUN rm -rf /opt/openforge/node\n',
+        id: 'no-node',
+        dockerfile: 'FROM openforge/workspace\nRUN rm -rf /opt/openforge/node /usr/bin/node /usr/bin/nodejs\n',
         solve: '#!/bin/bash\n# step: which node\nreadlink /proc/$PPID/exe > /workspace/node.txt; echo done > /workspace/done.txt\n',
       },
     ]);
-    const test = (expected: string) =>
-      `#!/bin/bash\n[ "$(cat /workspace/node.txt)" = "${expected}" ] && echo 1 > /logs/verifier/reward.txt || { cat /workspace/node.txt; echo 0 > /logs/verifier/reward.txt; }\n`;
-    writeFileSync(path.join(suite, 'own-node', 'tests', 'test.sh'), test('/opt/openforge/node/bin/node'));
-    writeFileSync(path.join(suite, 'debian-node', 'tests', 'test.sh'), test('/usr/bin/node'));
+    const test = `#!/bin/bash\n[ "$(cat /workspace/node.txt)" = /opt/openforge-node/bin/node ] && echo 1 > /logs/verifier/reward.txt || { cat /workspace/node.txt; echo 0 > /logs/verifier/reward.txt; }\n`;
+    for (const id of ['own-node', 'no-node']) writeFileSync(path.join(suite, id, 'tests', 'test.sh'), test);
     const summary = await executeRun(config({ tasks: suite, model: { upstream: 'sim:oracle' } }));
     expect(summary.tasks.map((t) => [t.taskId, t.rewards])).toEqual([
-      ['debian-node', [1]],
+      ['no-node', [1]],
       ['own-node', [1]],
     ]);
   }, 180_000);

@@ -23,8 +23,10 @@ export function addTasksImportCommand(tasks: Command): void {
         .join('; ')}`,
     )
     .requiredOption('--out <dir>', 'folder to write the tasks into (one sub-folder per task)')
-    .action(async (source: string, opts: { from: string; out: string }) => {
-      const report = await importerNamed(opts.from).import(source, opts.out);
+    .option('--dataset <name@version>', "which dataset of a registry that holds several (harbor: registry.json's name@version)")
+    .option('--checkout <dir>', "a local clone of the repository the dataset's tasks live in (harbor: its git_url, at the pinned commit)")
+    .action(async (source: string, opts: { from: string; out: string; dataset?: string; checkout?: string }) => {
+      const report = await importerNamed(opts.from).import(source, opts.out, { dataset: opts.dataset, checkout: opts.checkout });
       process.stdout.write(`imported ${report.written.length} ${opts.from} tasks into ${opts.out}\n`);
       for (const s of report.skipped) process.stdout.write(`  left out ${s.id}: ${s.cause}\n`);
     });

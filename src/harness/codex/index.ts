@@ -32,7 +32,7 @@ export const codex: Harness = {
     '--skip-git-repo-check',
     '--dangerously-bypass-approvals-and-sandbox',
     '--cd',
-    '/workspace',
+    ctx.workdir,
     '--',
     ctx.task.instruction,
   ],

@@ -1,23 +1,25 @@
+import { AGENT_NODE, agentBundle } from '../agent-bundle.js';
 import type { Harness } from '../types.js';
 
-const IMAGE_NODE = '/opt/openforge/node/bin/node';
+/** Where the bundled agent is written in the container at setup. */
+export const AGENT_PATH = '/opt/openforge/forge-agent.mjs';
 
-/** The built-in reference harness, installed in the workspace image at /opt/openforge/forge-agent.mjs. */
+/**
+ * The built-in reference harness: one bundled file written into the container at setup, run on the Node of
+ * the read-only agent layer, so it works in any task image (a bare Debian, python:3.13-slim, ubuntu:24.04).
+ */
 export const forgeAgent: Harness = {
   name: 'forge-agent',
   usesModel: true,
+  agentNode: true,
   setup: (ctx) => ({
-    files: [],
+    files: [{ path: AGENT_PATH, content: agentBundle('forge-agent'), mode: 0o755 }],
     env: { OPENAI_BASE_URL: ctx.proxyBaseUrl, OPENAI_API_KEY: ctx.secret, OPENAI_MODEL: ctx.model },
     copies: [],
   }),
   command: (ctx) => [
-    'sh',
-    '-c',
-    // the workspace image's own Node when there (it starts ~3× faster than Debian's); a task image on another base may have only `node`
-    `N=${IMAGE_NODE}; [ -x "$N" ] || N=node; exec "$N" "$@"`,
-    'sh',
-    '/opt/openforge/forge-agent.mjs',
+    AGENT_NODE,
+    AGENT_PATH,
     '--instruction-file',
     ctx.instructionPath,
     '--max-turns',
@@ -25,7 +27,7 @@ export const forgeAgent: Harness = {
     '--transcript',
     '/logs/agent/transcript.jsonl',
     '--workdir',
-    '/workspace',
+    ctx.workdir,
   ],
   transcriptPaths: ['/logs/agent/transcript.jsonl'],
 };

@@ -1,24 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { browserSettings } from '../../config/task.js';
-import { RolloutError, UserError } from '../../util/errors.js';
-import { packageRoot } from '../../util/paths.js';
+import { RolloutError } from '../../util/errors.js';
+import { AGENT_NODE, agentBundle } from '../agent-bundle.js';
 import type { Harness } from '../types.js';
 
-/** Where the compiled agent is written in the browser container; it runs on the image's Node (≥ 20). */
+/** Where the compiled agent is written in the browser container; it runs on the agent layer's Node. */
 export const GUI_AGENT_PATH = '/opt/openforge/forge-gui-agent.mjs';
 /** Screenshots kept in the prompt (older ones become a text note). */
 export const KEEP_SCREENSHOTS = 3;
-
-let compiled: Buffer | undefined;
-
-/** The bundled agent (scripts/build-agents.mjs): one file is all it needs. */
-function compiledAgent(): Buffer {
-  if (compiled) return compiled;
-  const file = path.join(packageRoot(), 'dist/agents/forge-gui-agent.mjs');
-  if (!existsSync(file)) throw new UserError(`${file} is missing`, 'run `npm run build` first');
-  return (compiled = readFileSync(file));
-}
 
 /**
  * The built-in GUI harness: a screenshot → computer-tool → env-server loop (agent.ts), for browser
@@ -28,12 +16,13 @@ function compiledAgent(): Buffer {
 export const forgeGuiAgent: Harness = {
   name: 'forge-gui-agent',
   usesModel: true,
+  agentNode: true,
   setup: (ctx) => {
     if (!browserSettings(ctx.task)) {
       throw new RolloutError('harness_crash', `forge-gui-agent drives a browser, but task ${ctx.task.id} is not a browser task`);
     }
     return {
-      files: [{ path: GUI_AGENT_PATH, content: compiledAgent(), mode: 0o755 }],
+      files: [{ path: GUI_AGENT_PATH, content: agentBundle('forge-gui-agent'), mode: 0o755 }],
       env: {
         OPENAI_BASE_URL: ctx.proxyBaseUrl,
         OPENAI_API_KEY: ctx.secret,
@@ -44,7 +33,7 @@ export const forgeGuiAgent: Harness = {
     };
   },
   command: (ctx) => [
-    'node',
+    AGENT_NODE,
     GUI_AGENT_PATH,
     '--instruction-file',
     ctx.instructionPath,

@@ -76,7 +76,7 @@ function config(ctx: HarnessContext): unknown {
         utilityModel: small,
         compaction: { model: small },
         workspace: `${STATE_DIR}/workspace`,
-        cwd: '/workspace',
+        cwd: ctx.workdir,
         sandbox: { mode: 'off' },
       },
     },

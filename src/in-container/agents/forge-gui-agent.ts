@@ -5,7 +5,7 @@
 // the new screen.
 //
 // It is bundled into one file (scripts/build-agents.mjs) that is written alone into a browser container
-// (/opt/openforge/forge-gui-agent.mjs) and runs on the browser image's Node (≥ 20).
+// (/opt/openforge/forge-gui-agent.mjs) and runs on the Node of the read-only agent layer (/opt/openforge-node).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MODEL_ENV_USAGE, positiveNumber, readAgentOptions, runAgentCommand, runIfEntryPoint } from './kit/agent-cli.js';

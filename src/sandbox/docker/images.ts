@@ -7,11 +7,12 @@ import { type Task, suiteDirOf } from '../../config/task.js';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { contentHash } from '../../util/hash.js';
 import { packageRoot } from '../../util/paths.js';
-import { harnessRoot } from '../harness-layer.js';
+import { AGENT_NODE_DIR, harnessRoot } from '../harness-layer.js';
 import { VERIFIER_TOOLS_DIR } from '../verifier-tools.js';
 import type { VolumeMount } from '../types.js';
 import { packFiles, readTree } from './archive.js';
 import { statusOf } from './errors.js';
+import { externalBases, replaceBases } from './external-bases.js';
 import { moduleClosure } from './compiled-modules.js';
 import { readExtraCa, systemTrustStore } from './extra-ca.js';
 import { populateVolumeFromImage, pruneHarnessLayer, type HarnessPruneResult } from './harness-volume.js';
@@ -47,6 +48,8 @@ const BROWSER_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start
  */
 export class ImageBuilder {
   private readonly pending = new Map<string, Promise<string>>();
+  /** Pull attempts by image reference: undefined when pulled, else why not. */
+  private readonly pulls = new Map<string, Promise<string | undefined>>();
   /** The given CA bundle's bytes (empty without one), checked here: a bad path fails before any build. */
   private readonly extraCaContent: Buffer;
   /** What fetching build stages trust: the given bundle, else the host's system trust store (empty without either). */
@@ -103,21 +106,77 @@ export class ImageBuilder {
     };
   }
 
-  /** The image a task's rollouts run in: its environment/Dockerfile built on the project's images. */
+  /**
+   * The image a task's rollouts run in: its `docker_image` when the engine has it or can pull it, else its
+   * environment/Dockerfile built on the project's images. A base the Dockerfile names that is neither local
+   * nor pullable (no registry reachable) is replaced by the local Debian workspace image, and the log says so.
+   */
   async ensureTaskImage(task: Task): Promise<string> {
+    const log = this.options.onLog ?? (() => undefined);
     const declared = task.config.environment.docker_image;
     if (declared) {
-      if (!(await this.exists(declared))) throw new RolloutError('build', `task ${task.id}: docker_image ${declared} is not in the local engine`);
-      return declared;
+      const missing = await this.localOrPulled(declared);
+      if (!missing) return declared;
+      if (!this.taskImagePlan(task).files) {
+        throw new RolloutError(
+          'build',
+          `task ${task.id}: docker_image ${declared} is not in the local engine and cannot be pulled (${missing}), and the task has no environment/Dockerfile to build instead`,
+        );
+      }
+      log(`task ${task.id}: docker_image ${declared} cannot be pulled (${missing}); building its environment/Dockerfile instead`);
     }
     const workspace = await this.ensureWorkspace();
-    const plan = this.taskImagePlan(task);
+    let plan = this.taskImagePlan(task);
     if (!plan.files) return workspace;
+    const replace = new Map<string, string>();
+    for (const base of externalBases(plan.dockerfile!)) {
+      const missing = await this.localOrPulled(base);
+      if (!missing) continue;
+      replace.set(base, workspace);
+      log(`task ${task.id}: base image ${base} cannot be pulled (${missing}); built on the local Debian image ${workspace} instead`);
+    }
+    if (replace.size) plan = this.taskImagePlan(task, replace);
     if (plan.usesBrowser) await this.ensureBrowser();
     return this.once(plan.tag, async () => {
       if (!(await this.exists(plan.tag))) await this.build(plan.tag, plan.files!, {}, task.config.environment.build_timeout_sec);
       return plan.tag;
     });
+  }
+
+  /** Undefined when the engine has the image or pulled it now; else why it cannot be had. One attempt per image. */
+  private async localOrPulled(ref: string): Promise<string | undefined> {
+    if (await this.exists(ref)) return undefined;
+    let attempt = this.pulls.get(ref);
+    if (!attempt) {
+      attempt = this.pull(ref);
+      this.pulls.set(ref, attempt);
+    }
+    return attempt;
+  }
+
+  private async pull(ref: string): Promise<string | undefined> {
+    try {
+      const stream = await this.docker.pull(ref);
+      await new Promise<void>((resolve, reject) =>
+        this.docker.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => {
+          const failed = out?.find((o) => o.error);
+          if (err || failed) reject(err ?? new Error(failed!.error));
+          else resolve();
+        }),
+      );
+      return undefined;
+    } catch (err) {
+      return errorMessage(err)
+        .replace(/^\(HTTP code \d+\) [\w ]+ - /, '')
+        .trim()
+        .slice(0, 300);
+    }
+  }
+
+  /** The working directory an image's containers start in (its WORKDIR), `/` when it sets none, as Docker does. */
+  async imageWorkdir(tag: string): Promise<string> {
+    const info = await this.docker.getImage(tag).inspect();
+    return info.Config?.WorkingDir || '/';
   }
 
   /** The tag ensureTaskImage gives a task, computed from the inputs alone (nothing is built). */
@@ -131,14 +190,17 @@ export class ImageBuilder {
     return { tag: `openforge/workspace:${contentHash([JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`, files, buildargs };
   }
 
-  private taskImagePlan(task: Task): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean } {
+  private taskImagePlan(
+    task: Task,
+    replace: ReadonlyMap<string, string> = new Map(),
+  ): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean; dockerfile?: string } {
     const workspace = this.workspacePlan().tag;
     const dockerfilePath = task.environmentDir && path.join(task.environmentDir, 'Dockerfile');
     if (!dockerfilePath || !existsSync(dockerfilePath)) return { tag: workspace };
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
     const usesBrowser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile);
     const browser = usesBrowser ? this.browserPlan().tag : undefined;
-    const resolved = dockerfile.replace(
+    const resolved = replaceBases(dockerfile, replace).replace(
       new RegExp(PROJECT_IMAGE_REF.source, 'gim'),
       (_m, from: string, which: string, _t, end: string) => `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
     );
@@ -146,7 +208,7 @@ export class ImageBuilder {
       f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f,
     );
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
-    return { tag, files, usesBrowser };
+    return { tag, files, usesBrowser, dockerfile };
   }
 
   /**
@@ -295,6 +357,32 @@ export class ImageBuilder {
       return volume;
     });
     return { volume, target: VERIFIER_TOOLS_DIR, readOnly: true, image };
+  }
+
+  /** The Node layer of the built-in agents (images/agent-node): the official Node on the base image. */
+  agentNodeTag(): string {
+    return `openforge/agent-node:${contentHash([this.baseTag(), this.nodePlan().tag, readFileSync(path.join(packageRoot(), 'images/agent-node/Dockerfile'))])}`;
+  }
+
+  /**
+   * The built-in agents' Node as a named volume (populated once per image), mounted read-only at
+   * AGENT_NODE_DIR, so forge-agent and forge-gui-agent run in a task image that has no Node of its own.
+   */
+  async ensureAgentNodeVolume(): Promise<VolumeMount> {
+    const base = await this.ensureBase();
+    const node = await this.ensureNode();
+    const image = this.agentNodeTag();
+    await this.once(image, async () => {
+      const files = [{ name: 'Dockerfile', content: readFileSync(path.join(packageRoot(), 'images/agent-node/Dockerfile')) }];
+      if (!(await this.exists(image))) await this.build(image, files, { BASE_IMAGE: base, NODE_IMAGE: node }, 900);
+      return image;
+    });
+    const volume = `openforge-agent-node-${image.split(':')[1]}`;
+    await this.once(`volume ${volume}`, async () => {
+      await populateVolumeFromImage(this.docker, image, volume, AGENT_NODE_DIR);
+      return volume;
+    });
+    return { volume, target: AGENT_NODE_DIR, readOnly: true, image };
   }
 
   private harnessContext(name: string): { files: { name: string; content: Buffer }[]; buildargs: Record<string, string> } {

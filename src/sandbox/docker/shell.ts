@@ -34,7 +34,6 @@ export async function attachShell(
     AttachStdout: true,
     AttachStderr: true,
     Tty: tty,
-    WorkingDir: '/workspace',
     Env: [`TERM=${process.env.TERM ?? 'xterm-256color'}`],
   });
   const stream = await exec.start({ hijack: true, stdin: true, Tty: tty });

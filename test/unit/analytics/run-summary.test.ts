@@ -88,3 +88,43 @@ describe('reward files', () => {
     expect(() => parseReward(null, '{oops')).toThrow(/not valid JSON/);
   });
 });
+
+describe("each benchmark's headline metric", () => {
+  it('is computed the way each benchmark computes it, beside pass@k', () => {
+    const benchmark: Record<string, string> = {
+      tb1: 'terminal-bench',
+      tb2: 'terminal-bench',
+      q1: 'qwenclawbench',
+      q2: 'qwenclawbench',
+      c1: 'claw-eval',
+      c2: 'claw-eval',
+      p1: 'pinchbench',
+    };
+    const s = summarize(
+      [
+        ...[1, 0, 1].map((r, i) => rollout('tb1', i, r)),
+        rollout('tb2', 0, 1),
+        rollout('tb2', 1, null, 'infrastructure'),
+        rollout('tb2', 2, 0),
+        ...[1, 0.5].map((r, i) => rollout('q1', i, r)),
+        ...[0.25, 0.25].map((r, i) => rollout('q2', i, r)),
+        ...[0.8, 0.9, 0.75].map((r, i) => rollout('c1', i, r)),
+        ...[0.9, 0.2, 0.1].map((r, i) => rollout('c2', i, r)),
+        rollout('p1', 0, 0.8),
+        rollout('other', 0, 1),
+      ],
+      { runId: 'r', harness: 'h', k: 3, passThreshold: 1, simulated: true, wallTimeSec: 1, benchmarkOf: (id) => benchmark[id] },
+    );
+    const by = Object.fromEntries(s.benchmarks.map((b) => [b.benchmark, b]));
+    expect(Object.keys(by)).toEqual(['claw-eval', 'pinchbench', 'qwenclawbench', 'terminal-bench']);
+    // Terminal-Bench: 3 of 6 trials solved, the errored one counted as failed
+    expect(by['terminal-bench']).toMatchObject({ tasks: 2, values: { accuracy: 0.5 }, text: 'accuracy 0.500 (3 of 6 trials)' });
+    // QwenClawBench: the sum of task means, 0.75 + 0.25
+    expect(by.qwenclawbench!.values).toEqual({ score: 1, share: 0.5 });
+    // Claw-Eval: a trial passes at 0.75; c1 passes all three, c2 one
+    expect(by['claw-eval']!.values).toEqual({ pass_at_3: 1, pass_hat_3: 0.5 });
+    expect(by.pinchbench!.values.score).toBeCloseTo(0.8);
+    expect(formatSummary(s)).toContain('terminal-bench (2 tasks): accuracy 0.500 (3 of 6 trials)');
+    expect(formatSummary(s)).toContain('claw-eval (2 tasks): Pass@3 1.000 · Pass^3 0.500');
+  });
+});

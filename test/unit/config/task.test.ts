@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTask, loadTasks } from '../../../src/config/task.js';
+import { internetNotGiven, loadTask, loadTasks } from '../../../src/config/task.js';
 import { makeSuite } from '../../helpers/tasks.js';
 
 describe('tasks in Harbor layout', () => {
@@ -14,6 +14,24 @@ describe('tasks in Harbor layout', () => {
     expect(task.config.environment.allow_internet).toBe(false);
     expect(task.instruction).toMatch(/done/);
     expect(task.solutionDir).toBe(path.join(suite, 'one', 'solution'));
+  });
+
+  it('reads workdir, Harbor size strings and the internet a task asks for, and says when a run does not give it', () => {
+    const suite = makeSuite([
+      {
+        id: 'net',
+        toml: '[environment]\nworkdir = "/app"\nmemory = "2G"\nstorage = "512M"\nallow_internet = true\n[verifier]\nallow_internet = true\n',
+      },
+      { id: 'rel', toml: '[environment]\nworkdir = "app"\n' },
+    ]);
+    const task = loadTask(path.join(suite, 'net'));
+    expect(task.config.environment).toMatchObject({ workdir: '/app', memory_mb: 2048 });
+    expect(task.config.environment.storage_mb).toBeUndefined();
+    expect(internetNotGiven(task, 'proxy-only')).toBe(
+      "task net asks for the internet ([environment] allow_internet, [verifier] allow_internet = true), but this run's network is proxy-only: it runs without (network: public gives every rollout the internet)",
+    );
+    expect(internetNotGiven(task, 'public')).toBeUndefined();
+    expect(() => loadTask(path.join(suite, 'rel'))).toThrow(/environment\.workdir.*absolute path/);
   });
 
   it('loads a suite sorted by id and the real claw-basic suite', () => {

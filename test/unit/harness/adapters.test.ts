@@ -15,7 +15,7 @@ const BASE = `http://172.30.0.1:41234/s/${SECRET}/v1`;
 
 function ctx(): HarnessContext {
   const task = loadTask(path.resolve('envs/claw-basic/create-config-file'));
-  return { task, proxyBaseUrl: BASE, secret: SECRET, model: 'policy', maxTurns: 30, instructionPath: '/logs/agent/instruction.md' };
+  return { task, proxyBaseUrl: BASE, secret: SECRET, model: 'policy', maxTurns: 30, instructionPath: '/logs/agent/instruction.md', workdir: '/app' };
 }
 
 function file(harness: string, suffix: string): string {
@@ -64,10 +64,13 @@ describe('real-harness adapters', () => {
     expect(claw.agents.defaults).toMatchObject({
       model: { primary: 'openforge/policy' },
       utilityModel: 'openforge/policy-small',
-      cwd: '/workspace',
+      cwd: '/app',
       sandbox: { mode: 'off' },
     });
     expect(claw.update.checkOnStart).toBe(false);
+    // the task's working directory (its image's WORKDIR), not a fixed /workspace
+    expect(getHarness('codex').command(ctx()).join(' ')).toContain('--cd /app');
+    expect(getHarness('forge-agent').command(ctx()).join(' ')).toContain('--workdir /app');
 
     const claude = getHarness('claude-code').setup(ctx()).env;
     expect(claude).toMatchObject({
