@@ -134,7 +134,27 @@ export const OPENAPI = {
     '/v1/proxy/resume': {
       post: {
         summary: 'Serve model calls again',
-        responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } },
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  weight_version: {
+                    type: ['string', 'number'],
+                    description: 'the weights now loaded: recorded with every model call answered from now on; a sample never mixes two versions',
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } },
+          '400': { $ref: '#/components/responses/Error' },
+        },
       },
     },
     '/metrics': {
@@ -242,7 +262,7 @@ export const OPENAPI = {
           },
         },
       },
-      PauseState: { type: 'object', properties: { paused: { type: 'boolean' } } },
+      PauseState: { type: 'object', properties: { paused: { type: 'boolean' }, weight_version: { type: ['string', 'null'] } } },
       DrainState: {
         type: 'object',
         properties: {

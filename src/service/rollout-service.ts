@@ -77,6 +77,8 @@ export class RolloutService {
   private active = 0;
   /** While paused (pause or drain), the Retry-After harnesses are told; a proxy started meanwhile tells them the same. */
   private paused: { retryAfterSec?: number; hold?: HoldOptions } | null = null;
+  /** The weight version the last resume named: every proxy records it with the calls it serves. */
+  private weightVersion: string | undefined;
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
   private readonly metrics: ServiceMetrics;
@@ -296,6 +298,14 @@ export class RolloutService {
     return { paused };
   }
 
+  /** Serves model calls again; `weightVersion` names the weights loaded, recorded from now on with every call. */
+  async resume(weightVersion?: string): Promise<{ paused: false; weight_version: string | null }> {
+    if (weightVersion !== undefined) this.weightVersion = weightVersion;
+    this.paused = null;
+    for (const e of await this.startedEndpoints()) await e.resume(this.weightVersion);
+    return { paused: false, weight_version: this.weightVersion ?? null };
+  }
+
   async close(): Promise<void> {
     this.abort.abort();
     this.queue.length = 0;
@@ -397,7 +407,10 @@ export class RolloutService {
         return ready;
       });
       this.endpoints.set(key, e);
-      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec, this.paused.hold) : undefined)).catch(() => this.endpoints.delete(key));
+      e.then(async (ready) => {
+        if (this.weightVersion !== undefined) await ready.resume(this.weightVersion);
+        if (this.paused) await ready.pause(this.paused.retryAfterSec, this.paused.hold);
+      }).catch(() => this.endpoints.delete(key));
     }
     return e;
   }

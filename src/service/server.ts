@@ -103,7 +103,13 @@ export function buildServiceApp(service: RolloutService, access: ServiceAccess):
     if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
     return service.setPaused(true, body.data.retry_after_sec, holdOf(body.data));
   });
-  app.post('/v1/proxy/resume', async () => service.setPaused(false));
+  const ResumeBody = z.strictObject({ weight_version: z.union([z.string().min(1).max(200), z.number()]).optional() });
+  app.post('/v1/proxy/resume', async (req, reply) => {
+    const body = ResumeBody.safeParse(req.body ?? {});
+    if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
+    const version = body.data.weight_version;
+    return service.resume(version === undefined ? undefined : String(version));
+  });
   const DrainBody = z.strictObject({ timeout_sec: z.number().min(0).max(3600).default(60), ...PauseFields });
   app.post('/v1/proxy/drain', async (req, reply) => {
     const body = DrainBody.safeParse(req.body ?? {});

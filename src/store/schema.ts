@@ -171,6 +171,16 @@ export const MIGRATIONS: string[] = [
       types: { token_mode: `TEXT NOT NULL DEFAULT 'chat'`, family: 'TEXT' },
     },
   ),
+  // The policy weight version current at the proxy when the engine answered (null: none was set), so that
+  // a sample never mixes two versions. Placed before the texts, as the columns above.
+  rebuildCalls(
+    'calls_with_weight_version',
+    { weight_version: 'NULL' },
+    {
+      earlier: ['response_mentions_weight_version INTEGER', 'request_piece_mentions_image INTEGER', `token_mode TEXT NOT NULL DEFAULT 'chat'`, 'family TEXT'],
+      types: { weight_version: 'TEXT' },
+    },
+  ),
 ];
 
 /**

@@ -511,6 +511,7 @@ function toCall(row: CallRow): RecordedCall {
     missingTokenIds: row.missing_token_ids === 1,
     ...(row.token_mode === 'token_in' ? { tokenMode: row.token_mode } : {}),
     ...(row.family !== null ? { family: row.family } : {}),
+    ...(row.weight_version !== null ? { weightVersion: row.weight_version } : {}),
   };
 }
 
