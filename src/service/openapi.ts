@@ -38,6 +38,13 @@ export const OPENAPI = {
             description: 'Long-poll: seconds to wait for the rollout to end (max 300)',
             schema: { type: 'number', minimum: 0, maximum: 300 },
           },
+          {
+            name: 'include_stale',
+            in: 'query',
+            required: false,
+            description: 'Give the samples of a stale rollout too (left out by default)',
+            schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
+          },
         ],
         responses: {
           '200': { description: 'The rollout', content: { 'application/json': { schema: { $ref: '#/components/schemas/Rollout' } } } },
@@ -238,6 +245,11 @@ export const OPENAPI = {
           n: { type: 'integer', minimum: 1, maximum: 1024, default: 1 },
           weight_version: { type: ['string', 'integer'] },
           max_turns: { type: 'integer', minimum: 1 },
+          max_staleness: {
+            type: 'integer',
+            minimum: 0,
+            description: 'a rollout whose first model call is more than this many weight updates old when it ends is stale (default: run.yaml max_staleness)',
+          },
         },
       },
       Submitted: {
@@ -256,6 +268,8 @@ export const OPENAPI = {
           error_message: { type: ['string', 'null'] },
           attempts: { type: 'integer' },
           weight_version: { type: ['string', 'integer', 'null'] },
+          staleness: { type: ['integer', 'null'], description: 'weight updates between its first model call and its end' },
+          stale: { type: 'boolean', description: 'staleness above max_staleness: samples left out unless include_stale' },
           samples: {
             type: 'array',
             items: { type: 'object', description: 'veRL sample: prompt_ids, response_ids, response_mask, response_logprobs, reward_score, num_turns, uid, …' },

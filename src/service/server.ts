@@ -68,10 +68,12 @@ export function buildServiceApp(service: RolloutService, access: ServiceAccess):
   });
 
   const WaitQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SEC).optional() });
+  const RolloutQuery = WaitQuery.extend({ include_stale: z.enum(['true', 'false', '1', '0']).optional() });
   app.get<{ Params: { id: string }; Querystring: unknown }>('/v1/rollouts/:id', async (req, reply) => {
-    const query = WaitQuery.safeParse(req.query);
-    if (!query.success) return reply.code(400).send(error(`wait: a number of seconds from 0 to ${MAX_WAIT_SEC}`));
-    const view = await service.view(req.params.id, query.data.wait ?? 0);
+    const query = RolloutQuery.safeParse(req.query);
+    if (!query.success) return reply.code(400).send(error(`wait: a number of seconds from 0 to ${MAX_WAIT_SEC}; include_stale: true or false`));
+    const includeStale = query.data.include_stale === 'true' || query.data.include_stale === '1';
+    const view = await service.view(req.params.id, query.data.wait ?? 0, includeStale);
     if (!view) return reply.code(404).send(error(`no rollout ${req.params.id}`));
     return view;
   });

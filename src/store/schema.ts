@@ -181,6 +181,12 @@ export const MIGRATIONS: string[] = [
       types: { weight_version: 'TEXT' },
     },
   ),
+  // Async RL: how many weight updates the rollout's first policy call was behind the serving weights when it
+  // ended (null: not measured), and whether that passed its `max_staleness` (kept, out of samples).
+  `
+  ALTER TABLE rollouts ADD COLUMN staleness INTEGER;
+  ALTER TABLE rollouts ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

@@ -303,14 +303,21 @@ describe('openforge serve (rollout service)', () => {
     expect(farReplica.json.error.message).toMatch(/^replicas\.0: http:\/\/10\.1\.2\.3:8000\/v1 matches no --allow-upstream pattern/);
   });
 
-  it('records the weight version each resume names with the calls it answers, and splits a rollout that straddles an update', async () => {
+  it('records the weight version each resume names with the calls it answers, splits a rollout that straddles an update, and marks it stale past max_staleness', async () => {
     const solve = '#!/bin/bash\n# step: look\nls /workspace\n# step: finish\necho done > /workspace/done.txt\n';
     const suite = makeSuite([{ id: 'svc-versions', solve }]);
     const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 40, modelName: 'versions-policy' });
     try {
       expect((await api('POST', '/v1/proxy/resume', { weight_version: 'v1' })).json).toEqual({ paused: false, weight_version: 'v1' });
       expect((await api('POST', '/v1/proxy/resume', { weight_version: [] })).status).toBe(400);
-      const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: slow.url, model: 'versions-policy', n: 1, weight_version: 'request-label' });
+      const { json } = await api('POST', '/v1/rollouts', {
+        tasks: suite,
+        upstream: slow.url,
+        model: 'versions-policy',
+        n: 1,
+        weight_version: 'request-label',
+        max_staleness: 0,
+      });
       const id = (json.ids as string[])[0]!;
       // the first model call under way: drain it (answered by v1), hold what comes next through the update
       for (let i = 0; i < 600; i++) {
@@ -320,8 +327,12 @@ describe('openforge serve (rollout service)', () => {
       expect((await api('POST', '/v1/proxy/drain', { timeout_sec: 60, mode: 'hold', max_hold_sec: 120 })).json).toMatchObject({ drained: true });
       expect((await api('POST', '/v1/proxy/resume', { weight_version: 2 })).json).toEqual({ paused: false, weight_version: '2' });
       const done = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`);
-      expect(done.json).toMatchObject({ status: 'finished', reward: 1, attempts: 1 });
-      const samples = done.json.samples as {
+      // its first call is one update old at its end: past max_staleness 0, kept but without samples
+      expect(done.json).toMatchObject({ status: 'finished', reward: 1, attempts: 1, staleness: 1, stale: true });
+      expect(done.json.samples).toBeUndefined();
+      expect((await scrape()).value('openforge_service_rollouts_stale_total')).toBe(1);
+      const asked = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?include_stale=true`);
+      const samples = asked.json.samples as {
         segment: number;
         break_reason: string | null;
         weight_version: string | null;

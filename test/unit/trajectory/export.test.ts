@@ -156,6 +156,21 @@ describe('openforge export', () => {
     ]);
   });
 
+  it('leaves out stale rollouts, counted, unless includeStale keeps them', async () => {
+    run = await recordRun();
+    await run.store.updateRollout('run-test.alpha.1.1', { staleness: 3, stale: true });
+    await run.store.updateRollout('run-test.beta.0.1', { staleness: 1, stale: false });
+    const out = path.join(run.dir, 'fresh.jsonl');
+    const report = await exportRun(run.dir, { format: 'verl', out });
+    expect(report.skipped.stale).toBe(1);
+    expect(new Set(readJsonl(out).map((r) => r.rollout_id))).toEqual(new Set(['run-test.alpha.0.1', 'run-test.beta.0.1']));
+    const all = path.join(run.dir, 'all.jsonl');
+    const kept = await exportRun(run.dir, { format: 'verl', out: all, includeStale: true });
+    expect(kept.skipped.stale).toBe(0);
+    expect(new Set(readJsonl(all).map((r) => r.rollout_id))).toEqual(new Set(['run-test.alpha.0.1', 'run-test.alpha.1.1', 'run-test.beta.0.1']));
+    expect(await run.store.getRollout('run-test.alpha.1.1')).toMatchObject({ staleness: 3, stale: true });
+  });
+
   it('writes SFT chat JSONL (last request + answer, tools) filtered by --min-reward', async () => {
     run = await recordRun();
     const out = path.join(run.dir, 'sft.jsonl');
