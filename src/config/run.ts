@@ -188,6 +188,15 @@ export const RunConfigSchema = z.strictObject({
     .max(1000)
     .default(30)
     .describe('Policy calls a rollout may make; enforced by the harness where it has a flag, else by the proxy.'),
+  max_staleness: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      'Async RL (openforge serve): a rollout whose first model call is more than this many weight updates old when it ends is marked stale: kept, counted, left out of samples unless asked for. Unset: none is stale.',
+    ),
   retries: z
     .strictObject({
       infrastructure: z.number().int().min(0).max(10).default(2).describe('Retries of a rollout that failed before its agent started (image, start, setup).'),

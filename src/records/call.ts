@@ -72,6 +72,8 @@ export interface RecordedCall {
   tokenMode?: TokenMode;
   /** The model family that rendered and parsed the call, when known (`qwen3`, or a tokenizer folder). */
   family?: string | null;
+  /** The policy weight version current at the proxy when the engine answered (set by a resume after an update), when known. */
+  weightVersion?: string | null;
 }
 
 export type TokenMode = 'chat' | 'token_in';

@@ -23,7 +23,8 @@ export interface ModelEndpoint {
   /** New model calls get 429 + Retry-After (around a weight update); calls in flight finish. */
   /** With `hold`, new model calls wait for the resume (each at most `maxHoldSec`) instead of being refused. */
   pause(retryAfterSec?: number, hold?: HoldOptions): Promise<void>;
-  resume(): Promise<void>;
+  /** `weightVersion`: the weights the upstream serves from now on, recorded with every call it answers. */
+  resume(weightVersion?: string): Promise<void>;
   /** Pauses, then waits up to `timeoutSec` for the calls in flight to end and be recorded. */
   drain(timeoutSec: number, retryAfterSec?: number, hold?: HoldOptions): Promise<DrainState>;
   /** The proxy's Prometheus metrics, to be served with the caller's own. */
@@ -103,7 +104,7 @@ export async function startModelEndpoint(opts: {
       port: proxy.port,
       simulated,
       pause: async (retryAfterSec, hold) => void proxy.control.pause(retryAfterSec, hold),
-      resume: async () => void proxy.control.resume(),
+      resume: async (weightVersion) => void proxy.control.resume(weightVersion),
       async drain(timeoutSec, retryAfterSec, hold) {
         const state = await proxy.control.drain(timeoutSec, retryAfterSec, hold);
         return { drained: state.drained, inFlight: state.in_flight, pendingRecords: state.pending_records };

@@ -38,6 +38,13 @@ export const OPENAPI = {
             description: 'Long-poll: seconds to wait for the rollout to end (max 300)',
             schema: { type: 'number', minimum: 0, maximum: 300 },
           },
+          {
+            name: 'include_stale',
+            in: 'query',
+            required: false,
+            description: 'Give the samples of a stale rollout too (left out by default)',
+            schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
+          },
         ],
         responses: {
           '200': { description: 'The rollout', content: { 'application/json': { schema: { $ref: '#/components/schemas/Rollout' } } } },
@@ -134,7 +141,27 @@ export const OPENAPI = {
     '/v1/proxy/resume': {
       post: {
         summary: 'Serve model calls again',
-        responses: { '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } } },
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  weight_version: {
+                    type: ['string', 'number'],
+                    description: 'the weights now loaded: recorded with every model call answered from now on; a sample never mixes two versions',
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'Resumed', content: { 'application/json': { schema: { $ref: '#/components/schemas/PauseState' } } } },
+          '400': { $ref: '#/components/responses/Error' },
+        },
       },
     },
     '/metrics': {
@@ -218,6 +245,11 @@ export const OPENAPI = {
           n: { type: 'integer', minimum: 1, maximum: 1024, default: 1 },
           weight_version: { type: ['string', 'integer'] },
           max_turns: { type: 'integer', minimum: 1 },
+          max_staleness: {
+            type: 'integer',
+            minimum: 0,
+            description: 'a rollout whose first model call is more than this many weight updates old when it ends is stale (default: run.yaml max_staleness)',
+          },
         },
       },
       Submitted: {
@@ -236,13 +268,15 @@ export const OPENAPI = {
           error_message: { type: ['string', 'null'] },
           attempts: { type: 'integer' },
           weight_version: { type: ['string', 'integer', 'null'] },
+          staleness: { type: ['integer', 'null'], description: 'weight updates between its first model call and its end' },
+          stale: { type: 'boolean', description: 'staleness above max_staleness: samples left out unless include_stale' },
           samples: {
             type: 'array',
             items: { type: 'object', description: 'veRL sample: prompt_ids, response_ids, response_mask, response_logprobs, reward_score, num_turns, uid, …' },
           },
         },
       },
-      PauseState: { type: 'object', properties: { paused: { type: 'boolean' } } },
+      PauseState: { type: 'object', properties: { paused: { type: 'boolean' }, weight_version: { type: ['string', 'null'] } } },
       DrainState: {
         type: 'object',
         properties: {

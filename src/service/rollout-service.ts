@@ -1,3 +1,4 @@
+import { WeightVersions } from './weight-versions.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -60,6 +61,8 @@ interface Job {
   warmed?: boolean;
   /** Aborted by DELETE /v1/rollouts/:id: its rollout stops, its container is removed. */
   cancel: AbortController;
+  staleness?: number | null;
+  stale?: boolean;
 }
 
 /**
@@ -77,6 +80,8 @@ export class RolloutService {
   private active = 0;
   /** While paused (pause or drain), the Retry-After harnesses are told; a proxy started meanwhile tells them the same. */
   private paused: { retryAfterSec?: number; hold?: HoldOptions } | null = null;
+  /** The weight versions resumes named, in order: every proxy records the current one with the calls it serves. */
+  private readonly versions = new WeightVersions();
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
   private readonly metrics: ServiceMetrics;
@@ -195,14 +200,14 @@ export class RolloutService {
     };
   }
 
-  async view(id: string, waitSec = 0): Promise<RolloutView | undefined> {
+  async view(id: string, waitSec = 0, includeStale = false): Promise<RolloutView | undefined> {
     const job = this.jobs.get(id);
     if (!job) return undefined;
     if (waitSec > 0 && (job.state === 'queued' || job.state === 'running')) {
       await Promise.race([job.done, new Promise((r) => setTimeout(r, waitSec * 1000).unref())]);
     }
     const view = this.summary(job);
-    if (job.state === 'finished' && job.rolloutId && this.opts.samples) {
+    if (job.state === 'finished' && job.rolloutId && this.opts.samples && (!job.stale || includeStale)) {
       view.samples = await this.opts.samples(this.store, job.rolloutId, {
         weightVersion: view.weight_version,
         simulated: job.config.model.upstream.startsWith('sim:'),
@@ -257,6 +262,8 @@ export class RolloutService {
       error_message: job.outcome?.errorMessage ?? null,
       attempts: job.attempts,
       weight_version: job.request.weight_version ?? null,
+      staleness: job.staleness ?? null,
+      stale: job.stale ?? false,
     };
   }
 
@@ -294,6 +301,15 @@ export class RolloutService {
     this.paused = paused ? { retryAfterSec, hold } : null;
     for (const e of await this.startedEndpoints()) await (paused ? e.pause(retryAfterSec, hold) : e.resume());
     return { paused };
+  }
+
+  /** Serves model calls again; `weightVersion` names the weights loaded, recorded from now on with every call. */
+  async resume(weightVersion?: string): Promise<{ paused: false; weight_version: string | null }> {
+    if (weightVersion !== undefined) this.versions.name(weightVersion);
+    this.paused = null;
+    const current = this.versions.current ?? undefined;
+    for (const e of await this.startedEndpoints()) await e.resume(current);
+    return { paused: false, weight_version: this.versions.current };
   }
 
   async close(): Promise<void> {
@@ -366,6 +382,7 @@ export class RolloutService {
         ? { ...outcome, reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' }
         : outcome;
       job.state = job.cancel.signal.aborted ? 'cancelled' : outcome.reward === null ? 'error' : 'finished';
+      if (job.state !== 'cancelled') await this.measureStaleness(job, rolloutId);
     } catch (err) {
       job.outcome = { reward: null, errorType: 'infrastructure', errorMessage: (err as Error).message, beforeAgent: true };
       job.state = 'error';
@@ -373,6 +390,22 @@ export class RolloutService {
       this.metrics.rolloutEnded(job.outcome ?? { reward: null, errorType: 'infrastructure' }, (performance.now() - started) / 1000);
       job.markDone();
     }
+  }
+
+  /**
+   * How many weight updates the rollout's first policy call is behind the serving weights now that it has ended;
+   * above its `max_staleness` it is stale (kept, counted, out of samples unless asked for). Stored on its row.
+   */
+  private async measureStaleness(job: Job, rolloutId: string): Promise<void> {
+    await this.store.flush();
+    const first = await this.store.firstPolicyCallVersion(rolloutId);
+    if (first === undefined) return;
+    const staleness = this.versions.behind(first);
+    const limit = job.request.max_staleness ?? this.opts.base.max_staleness;
+    job.staleness = staleness;
+    job.stale = limit !== undefined && staleness !== null && staleness > limit;
+    await this.store.updateRollout(rolloutId, { staleness, stale: job.stale });
+    if (job.stale) this.metrics.rolloutStale();
   }
 
   /** The proxies started so far (one that failed to start is left out: its rollouts failed with its error). */
@@ -398,7 +431,10 @@ export class RolloutService {
         return ready;
       });
       this.endpoints.set(key, e);
-      e.then((ready) => (this.paused ? ready.pause(this.paused.retryAfterSec, this.paused.hold) : undefined)).catch(() => this.endpoints.delete(key));
+      e.then(async (ready) => {
+        if (this.versions.current !== null) await ready.resume(this.versions.current);
+        if (this.paused) await ready.pause(this.paused.retryAfterSec, this.paused.hold);
+      }).catch(() => this.endpoints.delete(key));
     }
     return e;
   }

@@ -23,5 +23,6 @@ export const samplesForService: SampleBuilder = async (store, rolloutId, meta) =
     interrupted: false,
   };
   const { samples } = await rolloutSamples(source, rollout);
-  return samples.map((s) => ({ ...sampleJson(s), weight_version: meta.weightVersion === null ? s.weight_version : String(meta.weightVersion) }));
+  // the version recorded with the sample's calls (a resume named it) wins over the request's label
+  return samples.map((s) => ({ ...sampleJson(s), weight_version: s.weight_version ?? (meta.weightVersion === null ? null : String(meta.weightVersion)) }));
 };

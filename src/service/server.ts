@@ -68,10 +68,12 @@ export function buildServiceApp(service: RolloutService, access: ServiceAccess):
   });
 
   const WaitQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SEC).optional() });
+  const RolloutQuery = WaitQuery.extend({ include_stale: z.enum(['true', 'false', '1', '0']).optional() });
   app.get<{ Params: { id: string }; Querystring: unknown }>('/v1/rollouts/:id', async (req, reply) => {
-    const query = WaitQuery.safeParse(req.query);
-    if (!query.success) return reply.code(400).send(error(`wait: a number of seconds from 0 to ${MAX_WAIT_SEC}`));
-    const view = await service.view(req.params.id, query.data.wait ?? 0);
+    const query = RolloutQuery.safeParse(req.query);
+    if (!query.success) return reply.code(400).send(error(`wait: a number of seconds from 0 to ${MAX_WAIT_SEC}; include_stale: true or false`));
+    const includeStale = query.data.include_stale === 'true' || query.data.include_stale === '1';
+    const view = await service.view(req.params.id, query.data.wait ?? 0, includeStale);
     if (!view) return reply.code(404).send(error(`no rollout ${req.params.id}`));
     return view;
   });
@@ -103,7 +105,13 @@ export function buildServiceApp(service: RolloutService, access: ServiceAccess):
     if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
     return service.setPaused(true, body.data.retry_after_sec, holdOf(body.data));
   });
-  app.post('/v1/proxy/resume', async () => service.setPaused(false));
+  const ResumeBody = z.strictObject({ weight_version: z.union([z.string().min(1).max(200), z.number()]).optional() });
+  app.post('/v1/proxy/resume', async (req, reply) => {
+    const body = ResumeBody.safeParse(req.body ?? {});
+    if (!body.success) return reply.code(400).send(error(problems(body.error.issues)));
+    const version = body.data.weight_version;
+    return service.resume(version === undefined ? undefined : String(version));
+  });
   const DrainBody = z.strictObject({ timeout_sec: z.number().min(0).max(3600).default(60), ...PauseFields });
   app.post('/v1/proxy/drain', async (req, reply) => {
     const body = DrainBody.safeParse(req.body ?? {});

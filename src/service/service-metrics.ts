@@ -23,6 +23,7 @@ export interface ServiceState {
 export class ServiceMetrics {
   private readonly registry = new Registry();
   private readonly submitted: Counter;
+  private readonly stale: Counter;
   private readonly ended: Counter<'outcome'>;
   private readonly reward: Histogram;
   private readonly duration: Histogram<'outcome'>;
@@ -30,6 +31,11 @@ export class ServiceMetrics {
   constructor(state: ServiceState) {
     const registers = [this.registry];
     this.submitted = new Counter({ name: 'openforge_service_rollouts_submitted_total', help: 'Rollouts submitted (POST /v1/rollouts: tasks × n)', registers });
+    this.stale = new Counter({
+      name: 'openforge_service_rollouts_stale_total',
+      help: 'Rollouts whose first model call was more than max_staleness weight updates old when they ended (kept, out of samples)',
+      registers,
+    });
     this.ended = new Counter({
       name: 'openforge_service_rollouts_ended_total',
       help: 'Rollouts ended, by outcome: finished (graded), or the error type that ended them (infrastructure, timeout, agent, …)',
@@ -80,6 +86,11 @@ export class ServiceMetrics {
   }
 
   /** A rollout ended: `errorType` null when it was graded. */
+  /** A rollout ended stale (past its `max_staleness`). */
+  rolloutStale(): void {
+    this.stale.inc();
+  }
+
   rolloutEnded(outcome: { reward: number | null; errorType: string | null }, seconds: number): void {
     const label = outcome.reward !== null ? 'finished' : (outcome.errorType ?? 'error');
     this.ended.labels(label).inc();

@@ -21,6 +21,8 @@ export const RolloutRequestSchema = z
     /** The policy's weight version, carried into every sample. */
     weight_version: z.union([z.string(), z.number()]).optional(),
     max_turns: z.number().int().min(1).max(1000).optional(),
+    /** A rollout whose first call is more than this many weight updates old when it ends is stale. */
+    max_staleness: z.number().int().min(0).max(1_000_000).optional(),
   })
   .superRefine(replicasBesideUrl);
 export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
@@ -39,6 +41,10 @@ export interface RolloutView {
   error_message: string | null;
   attempts: number;
   weight_version: string | number | null;
+  /** Weight updates between its first policy call and its end; null when not measured (no call, or still live). */
+  staleness: number | null;
+  /** Staleness above its `max_staleness`: kept, its samples left out unless asked for (`include_stale`). */
+  stale: boolean;
   /** Training samples, once finished. */
   samples?: unknown[];
 }

@@ -81,6 +81,7 @@ export function postedCall(id: number, c: RecordedCall, transfer: ArrayBuffer[])
     missingTokenIds: unread ? false : c.missingTokenIds,
     tokenMode: c.tokenMode,
     family: c.family,
+    weightVersion: c.weightVersion,
   };
 }
 

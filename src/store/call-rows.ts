@@ -35,6 +35,8 @@ export interface CallRow {
   request_piece_mentions_image: number | null;
   token_mode: 'chat' | 'token_in';
   family: string | null;
+  /** The weight version current at the proxy when the engine answered; null when none was set. */
+  weight_version: string | null;
 }
 
 const STORED_CALL_FIELDS = [
@@ -51,6 +53,7 @@ const STORED_CALL_FIELDS = [
   'request_base_seq',
   'response_mentions_weight_version',
   'request_piece_mentions_image',
+  'weight_version',
   'completion_ids',
   'logprobs',
   'prompt_ids',
@@ -98,6 +101,7 @@ export const GROUPED_FIELDS = [
   'octet_length(completion_ids)',
   'octet_length(logprobs)',
   'octet_length(prompt_ids)',
+  'weight_version',
 ];
 type GroupedFields = [
   number,
@@ -115,6 +119,7 @@ type GroupedFields = [
   number | null,
   number | null,
   number | null,
+  string | null,
 ];
 
 export interface CallGroupRow {
@@ -151,6 +156,7 @@ export function ungroup(group: CallGroupRow): StoredCallRow[] {
     completion_ids: slice(group.completion_ids, 0, f[12]),
     logprobs: slice(group.logprobs, 1, f[13]),
     prompt_ids: slice(group.prompt_ids, 2, f[14]),
+    weight_version: f[15] ?? null,
   }));
   for (let i = 1; i < rows.length; i++) {
     if (rows[i]!.seq <= rows[i - 1]!.seq) return rows.sort((a, b) => a.seq - b.seq);

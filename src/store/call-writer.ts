@@ -44,8 +44,9 @@ const CALL_INSERT_COLUMNS = [
   'request_piece_mentions_image',
   'token_mode',
   'family',
+  'weight_version',
 ] as const;
-/** Rows per INSERT: 64 × 27 parameters stays far below SQLite's limit of 32 766. */
+/** Rows per INSERT: 64 × 28 parameters stays far below SQLite's limit of 32 766. */
 const MAX_CALLS_PER_INSERT = 64;
 const insertSqlByRows = new Map<number, string>();
 
@@ -96,6 +97,7 @@ function callParams(c: RecordedCall, request: string, delta: PromptDelta | undef
     piece.includes('image') ? 1 : 0,
     c.tokenMode ?? 'chat',
     c.family ?? null,
+    c.weightVersion ?? null,
   ];
 }
 

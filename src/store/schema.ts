@@ -171,6 +171,22 @@ export const MIGRATIONS: string[] = [
       types: { token_mode: `TEXT NOT NULL DEFAULT 'chat'`, family: 'TEXT' },
     },
   ),
+  // The policy weight version current at the proxy when the engine answered (null: none was set), so that
+  // a sample never mixes two versions. Placed before the texts, as the columns above.
+  rebuildCalls(
+    'calls_with_weight_version',
+    { weight_version: 'NULL' },
+    {
+      earlier: ['response_mentions_weight_version INTEGER', 'request_piece_mentions_image INTEGER', `token_mode TEXT NOT NULL DEFAULT 'chat'`, 'family TEXT'],
+      types: { weight_version: 'TEXT' },
+    },
+  ),
+  // Async RL: how many weight updates the rollout's first policy call was behind the serving weights when it
+  // ended (null: not measured), and whether that passed its `max_staleness` (kept, out of samples).
+  `
+  ALTER TABLE rollouts ADD COLUMN staleness INTEGER;
+  ALTER TABLE rollouts ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

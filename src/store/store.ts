@@ -51,6 +51,10 @@ export interface RolloutRecord {
   phases: Record<string, number>;
   /** Set when this rollout replays or forks another one. */
   parent: RolloutParent | null;
+  /** Weight versions its first policy call was behind the serving one when it ended; null when not measured. */
+  staleness: number | null;
+  /** Its staleness passed its `max_staleness`: kept, but out of training samples unless asked for. */
+  stale: boolean;
 }
 
 /** The rollout a replay or fork was made from; for a fork, `atSeq` is the call whose answer was replaced. */
@@ -61,7 +65,7 @@ export interface RolloutParent {
 }
 
 export type RolloutUpdate = Partial<
-  Pick<RolloutRecord, 'status' | 'reward' | 'rewardDetails' | 'errorType' | 'errorMessage' | 'startedAt' | 'finishedAt' | 'phases'>
+  Pick<RolloutRecord, 'status' | 'reward' | 'rewardDetails' | 'errorType' | 'errorMessage' | 'startedAt' | 'finishedAt' | 'phases' | 'staleness' | 'stale'>
 >;
 
 interface RolloutRow {
@@ -83,6 +87,8 @@ interface RolloutRow {
   parent_rollout_id: string | null;
   parent_kind: RolloutParent['kind'] | null;
   fork_seq: number | null;
+  staleness: number | null;
+  stale: number;
 }
 
 const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
@@ -94,6 +100,8 @@ const ROLLOUT_COLUMNS: Record<keyof RolloutUpdate, string> = {
   startedAt: 'started_at',
   finishedAt: 'finished_at',
   phases: 'phases',
+  staleness: 'staleness',
+  stale: 'stale',
 };
 
 export interface StoreOptions {
@@ -225,6 +233,7 @@ export class Store {
     if (keys.length === 0) return;
     const values = keys.map((k) => {
       const v = update[k];
+      if (k === 'stale') return v ? 1 : 0;
       return k === 'rewardDetails' || k === 'phases' ? (v === undefined || v === null ? null : JSON.stringify(v)) : v;
     });
     await this.db.run(`UPDATE rollouts SET ${keys.map((k) => `${ROLLOUT_COLUMNS[k]} = ?`).join(', ')} WHERE id = ?`, [...values, id]);
@@ -282,6 +291,15 @@ export class Store {
   }
 
   /** Resolves once every call recorded so far is stored. */
+  /** The weight version recorded with a rollout's first policy call: null when none was named, undefined when it made none. */
+  async firstPolicyCallVersion(rolloutId: string): Promise<string | null | undefined> {
+    const row = await this.db.get<{ weight_version: string | null }>(
+      "SELECT weight_version FROM calls WHERE rollout_id = ? AND label = 'policy' ORDER BY seq LIMIT 1",
+      [rolloutId],
+    );
+    return row ? row.weight_version : undefined;
+  }
+
   flush(): Promise<void> {
     return this.calls.flushed();
   }
@@ -485,6 +503,8 @@ function toRollout(row: RolloutRow): RolloutRecord {
     finishedAt: row.finished_at,
     phases: row.phases ? JSON.parse(row.phases) : {},
     parent: row.parent_rollout_id ? { rolloutId: row.parent_rollout_id, kind: row.parent_kind ?? 'replay', atSeq: row.fork_seq } : null,
+    staleness: row.staleness ?? null,
+    stale: row.stale === 1,
   };
 }
 
@@ -511,6 +531,7 @@ function toCall(row: CallRow): RecordedCall {
     missingTokenIds: row.missing_token_ids === 1,
     ...(row.token_mode === 'token_in' ? { tokenMode: row.token_mode } : {}),
     ...(row.family !== null ? { family: row.family } : {}),
+    ...(row.weight_version !== null ? { weightVersion: row.weight_version } : {}),
   };
 }
 

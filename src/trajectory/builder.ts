@@ -82,6 +82,10 @@ export class RolloutTrajectoryBuilder {
     }
     const tokenCall = call as TokenCall;
     const extended = this.extendedByDelta(tokenCall) ?? this.extendedByTokens(tokenCall);
+    if (extended && versionOf(extended.segment.lastCall) !== versionOf(tokenCall)) {
+      this.splitAtUpdate(extended.conversation, tokenCall);
+      return undefined;
+    }
     if (extended) {
       extended.segment.merge(tokenCall, extended.prompt, extended.from);
       extended.conversation.advance(call, this.clock, false);
@@ -145,6 +149,15 @@ export class RolloutTrajectoryBuilder {
     }
   }
 
+  /** The call extends its conversation's segment but was answered by other weights: a new segment starts at it. */
+  private splitAtUpdate(conversation: Conversation, call: TokenCall): void {
+    const segment = new Segment(this.segmentCount++, 'weight_update', call);
+    this.stats.breaks.weight_update = (this.stats.breaks.weight_update ?? 0) + 1;
+    if (conversation.segment) this.finished.push(conversation.segment);
+    conversation.segment = segment;
+    conversation.advance(call, this.clock, false);
+  }
+
   /** A call without usable tokens: the conversation it continues cannot be merged past it. */
   private async taint(call: TrajectoryCall): Promise<void> {
     const { conversation } = await this.placeBreak(call);
@@ -203,7 +216,7 @@ export class RolloutTrajectoryBuilder {
       segment: segment.index,
       break_reason: segment.breakReason,
       harness: ctx.harness,
-      weight_version: weightVersion(await last.responseIfContains('weight_version')),
+      weight_version: versionOf(last) ?? weightVersion(await last.responseIfContains('weight_version')),
       finish_reason: last.finishReason,
       // Every image part type has "image" in its JSON; requests without it need not be read.
       multi_modal_data: imageRefs(await last.requestIfContains('image'), last.protocol),
@@ -234,6 +247,10 @@ function unusableReason(call: TrajectoryCall): ExclusionReason | undefined {
   const logprobs = call.logprobs;
   for (let i = 0; i < logprobs.length; i++) if (!Number.isFinite(logprobs[i])) return 'missing_logprobs';
   return undefined;
+}
+
+function versionOf(call: TrajectoryCall): string | null {
+  return call.weightVersion ?? null;
 }
 
 /** The weight version the upstream reported with its answer, when it reported one. */

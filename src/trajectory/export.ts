@@ -27,7 +27,7 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
       rows: 0,
       calls: 0,
       rolloutsExported: 0,
-      skipped: { withoutReward: 0, belowMinReward: 0, withoutSamples: 0, corrupt: [], uniformGroups: 0 },
+      skipped: { withoutReward: 0, belowMinReward: 0, withoutSamples: 0, corrupt: [], uniformGroups: 0, stale: 0 },
       uniformGroups: 0,
       simulated: source.simulated,
       interrupted: source.interrupted,
@@ -35,6 +35,10 @@ export async function exportRun(dir: string, options: ExportOptions): Promise<Ex
     const uniform = options.dropUniformGroups ? uniformGroups(source.rollouts) : new Set<string>();
     report.uniformGroups = uniform.size;
     const rollouts = source.rollouts.filter((r) => {
+      if (r.stale && !options.includeStale) {
+        report.skipped.stale++;
+        return false;
+      }
       if (uniform.has(r.taskId)) {
         report.skipped.uniformGroups++;
         return false;

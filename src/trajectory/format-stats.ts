@@ -15,7 +15,7 @@ export function formatTrajectoryStats(s: TrajectoryStats): string {
   const t = s.tokensPerSample;
   const lines = [
     `run ${s.runId}${s.simulated ? ' · model: SIMULATED (sim upstream, no real LLM)' : ''}${s.interrupted ? ' · interrupted (never finished)' : ''}`,
-    `rollouts ${s.rollouts} · calls ${s.calls} · policy calls ${s.policyCalls}`,
+    `rollouts ${s.rollouts}${s.staleRollouts > 0 ? ` (${s.staleRollouts} stale)` : ''} · calls ${s.calls} · policy calls ${s.policyCalls}`,
     `merge rate ${pct(s.mergeRate)} (${s.mergedCalls} of ${s.policyCalls} policy calls merged into a sample another call started)`,
     `breaks: ${counts(s.breaks)}`,
     `calls excluded: ${counts({ ...s.excluded })}`,

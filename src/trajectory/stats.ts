@@ -25,6 +25,8 @@ export interface TrajectoryStats {
   simulated: boolean;
   interrupted: boolean;
   rollouts: number;
+  /** Rollouts the rollout service marked stale (past their `max_staleness`); their samples are counted here all the same. */
+  staleRollouts: number;
   calls: number;
   policyCalls: number;
   /** Policy calls appended to a sample another call started. */
@@ -81,6 +83,7 @@ export async function trajectoryStats(dir: string, options: RunSourceOptions = {
       simulated: source.simulated,
       interrupted: source.interrupted,
       rollouts: source.rollouts.length,
+      staleRollouts: source.rollouts.filter((r) => r.stale).length,
       calls,
       policyCalls,
       mergedCalls,

@@ -26,6 +26,7 @@ class StoredCall implements TrajectoryCall {
   readonly logprobs: ArrayLike<number> | null;
   readonly finishReason: string | null;
   readonly missingTokenIds: boolean;
+  readonly weightVersion: string | null;
   readonly promptDelta: { baseSeq: number; sharedLen: number; suffix: ArrayLike<number> } | undefined;
   private decodedPrompt: ArrayLike<number> | null | undefined;
   private parsedResponse: { value: unknown } | undefined;
@@ -54,6 +55,7 @@ class StoredCall implements TrajectoryCall {
     this.logprobs = float64s(row.logprobs);
     this.finishReason = row.finish_reason;
     this.missingTokenIds = row.missing_token_ids === 1;
+    this.weightVersion = row.weight_version ?? null;
     this.promptDelta =
       row.prompt_base_seq !== null && row.prompt_shared_len !== null && row.stored_prompt_ids !== undefined
         ? { baseSeq: row.prompt_base_seq, sharedLen: row.prompt_shared_len, suffix: int32s(row.stored_prompt_ids) ?? [] }

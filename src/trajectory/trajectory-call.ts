@@ -20,6 +20,8 @@ export interface TrajectoryCall {
   logprobs: ArrayLike<number> | null;
   finishReason: string | null;
   missingTokenIds: boolean;
+  /** The policy weight version current at the proxy when the engine answered; null (or absent) when none was set. */
+  weightVersion?: string | null;
   request(): Promise<unknown>;
   /** The request, or undefined when its JSON text does not contain `text`: a cheap pre-filter (it may also return the request). */
   requestIfContains(text: string): Promise<unknown>;
@@ -53,6 +55,7 @@ export function fromRecordedCall(call: RecordedCall): TrajectoryCall {
     logprobs: call.logprobs,
     finishReason: call.finishReason,
     missingTokenIds: call.missingTokenIds,
+    weightVersion: call.weightVersion ?? null,
     request: async () => call.request,
     requestIfContains: async () => call.request,
     response: async () => call.response,

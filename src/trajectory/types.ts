@@ -9,9 +9,19 @@
  *   dropped reasoning);
  * - `helper_call`: the conversation continues one that a helper call (excluded) started;
  * - `sub_agent`: a conversation that extends no open one (another system prompt, a sub-agent);
- * - `missing_token_ids`: the previous call of this conversation came back without usable token ids or logprobs.
+ * - `missing_token_ids`: the previous call of this conversation came back without usable token ids or logprobs;
+ * - `weight_update`: the conversation only grew, but the policy's weights were updated between the two calls:
+ *   a sample never mixes two weight versions.
  */
-export const BREAK_REASONS = ['template_mismatch', 'retokenization', 'history_edited', 'helper_call', 'sub_agent', 'missing_token_ids'] as const;
+export const BREAK_REASONS = [
+  'template_mismatch',
+  'retokenization',
+  'history_edited',
+  'helper_call',
+  'sub_agent',
+  'missing_token_ids',
+  'weight_update',
+] as const;
 export type BreakReason = (typeof BREAK_REASONS)[number];
 
 /** Why a recorded call is not part of any sample. */
@@ -55,7 +65,10 @@ export interface TrajectorySample {
   /** Null for the rollout's first segment. */
   break_reason: BreakReason | null;
   harness: string;
-  /** Version of the policy weights that served the calls; null unless the upstream reported one. */
+  /**
+   * Version of the policy weights that served every call of the sample: the proxy's when it was set (a resume
+   * after an update), else the upstream's when it reported one, else null.
+   */
   weight_version: string | null;
   /** Finish reason of the last call merged. */
   finish_reason: string | null;

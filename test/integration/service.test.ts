@@ -103,7 +103,7 @@ describe('openforge serve (rollout service)', () => {
     const { json } = await api('POST', '/v1/rollouts', { tasks: suite, upstream: 'sim:oracle' });
     const early = await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=3`);
     expect(early.json.status).toBe('running'); // the harness is being told 429 + Retry-After
-    expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
+    expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false, weight_version: null });
     const done = await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=120`);
     expect(done.json).toMatchObject({ status: 'finished', reward: 1 });
   }, 180_000);
@@ -142,7 +142,7 @@ describe('openforge serve (rollout service)', () => {
       // the harness is told to come back later; its rollout waits instead of failing
       const waiting = await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=2`);
       expect(waiting.json.status).toBe('running');
-      expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
+      expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false, weight_version: null });
       expect((await api('GET', `/v1/rollouts/${encodeURIComponent(json.ids[0])}?wait=120`)).json).toMatchObject({ status: 'finished', reward: 1 });
     } finally {
       await slow.close();
@@ -188,7 +188,7 @@ describe('openforge serve (rollout service)', () => {
     expect(held).toBe(2);
     await new Promise((r) => setTimeout(r, 30_000));
     expect((await scrape()).value('openforge_proxy_calls_held')).toBe(2);
-    expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false });
+    expect((await api('POST', '/v1/proxy/resume')).json).toEqual({ paused: false, weight_version: null });
     for (const id of json.ids as string[]) {
       const done = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`);
       expect(done.json).toMatchObject({ status: 'finished', reward: 1, error_type: null, attempts: 1 });
@@ -302,4 +302,50 @@ describe('openforge serve (rollout service)', () => {
     expect(farReplica.status).toBe(400);
     expect(farReplica.json.error.message).toMatch(/^replicas\.0: http:\/\/10\.1\.2\.3:8000\/v1 matches no --allow-upstream pattern/);
   });
+
+  it('records the weight version each resume names with the calls it answers, splits a rollout that straddles an update, and marks it stale past max_staleness', async () => {
+    const solve = '#!/bin/bash\n# step: look\nls /workspace\n# step: finish\necho done > /workspace/done.txt\n';
+    const suite = makeSuite([{ id: 'svc-versions', solve }]);
+    const slow = await startSimServer({ policy: { kind: 'oracle' }, tasks: loadTasks(suite), tokenDelayMs: 40, modelName: 'versions-policy' });
+    try {
+      expect((await api('POST', '/v1/proxy/resume', { weight_version: 'v1' })).json).toEqual({ paused: false, weight_version: 'v1' });
+      expect((await api('POST', '/v1/proxy/resume', { weight_version: [] })).status).toBe(400);
+      const { json } = await api('POST', '/v1/rollouts', {
+        tasks: suite,
+        upstream: slow.url,
+        model: 'versions-policy',
+        n: 1,
+        weight_version: 'request-label',
+        max_staleness: 0,
+      });
+      const id = (json.ids as string[])[0]!;
+      // the first model call under way: drain it (answered by v1), hold what comes next through the update
+      for (let i = 0; i < 600; i++) {
+        if ((await scrape()).sum(/^openforge_proxy_calls_in_flight$/) > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await api('POST', '/v1/proxy/drain', { timeout_sec: 60, mode: 'hold', max_hold_sec: 120 })).json).toMatchObject({ drained: true });
+      expect((await api('POST', '/v1/proxy/resume', { weight_version: 2 })).json).toEqual({ paused: false, weight_version: '2' });
+      const done = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?wait=120`);
+      // its first call is one update old at its end: past max_staleness 0, kept but without samples
+      expect(done.json).toMatchObject({ status: 'finished', reward: 1, attempts: 1, staleness: 1, stale: true });
+      expect(done.json.samples).toBeUndefined();
+      expect((await scrape()).value('openforge_service_rollouts_stale_total')).toBe(1);
+      const asked = await api('GET', `/v1/rollouts/${encodeURIComponent(id)}?include_stale=true`);
+      const samples = asked.json.samples as {
+        segment: number;
+        break_reason: string | null;
+        weight_version: string | null;
+        extra_fields: { call_seqs: number[] };
+      }[];
+      expect(samples.map((x) => [x.segment, x.break_reason, x.weight_version])).toEqual([
+        [0, null, 'v1'],
+        [1, 'weight_update', '2'],
+      ]);
+      expect(samples[0]!.extra_fields.call_seqs).toEqual([1]);
+      expect(samples[1]!.extra_fields.call_seqs[0]).toBe(2);
+    } finally {
+      await slow.close();
+    }
+  }, 180_000);
 });

@@ -96,5 +96,8 @@ class RolloutClient:
         body = {"timeout_sec": timeout_sec, **_pause_body(retry_after_sec, mode, max_hold_sec)}
         return self._call("POST", "/v1/proxy/drain", body, timeout=timeout_sec + 30)
 
-    def resume(self) -> dict:
-        return self._call("POST", "/v1/proxy/resume", {})
+    def resume(self, weight_version: str | int | None = None) -> dict:
+        """Serves model calls again. ``weight_version`` names the weights now loaded: the proxies record it with
+        every call they answer from now on, and a rollout that straddles the update is split there (one sample
+        per version). Without it, the version stays what the last resume named."""
+        return self._call("POST", "/v1/proxy/resume", {} if weight_version is None else {"weight_version": weight_version})

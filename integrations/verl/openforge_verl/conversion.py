@@ -11,6 +11,11 @@ def _require_finished(view: dict) -> list[dict]:
     if view.get("status") != "finished":
         raise ValueError(f"rollout {view.get('id')} is {view.get('status')}: {view.get('error_type')}: {view.get('error_message')}")
     samples = view.get("samples") or []
+    if not samples and view.get("stale"):
+        raise ValueError(
+            f"rollout {view.get('id')} is stale: its first model call was {view.get('staleness')} weight updates old when it ended,"
+            " past max_staleness (GET it with ?include_stale=true for its samples)"
+        )
     if not samples:
         raise ValueError(f"rollout {view.get('id')} finished without token-level samples (no policy call had token ids)")
     return samples

@@ -93,15 +93,18 @@ class AgainstService(unittest.TestCase):
 
     def test_pause_resume_and_errors(self):
         self.assertEqual(self.client.pause(1), {"paused": True})
-        self.assertEqual(self.client.resume(), {"paused": False})
+        self.assertEqual(self.client.resume(), {"paused": False, "weight_version": None})
         self.assertEqual(self.client.pause(1, mode="hold", max_hold_sec=30), {"paused": True})
-        self.assertEqual(self.client.resume(), {"paused": False})
+        self.assertEqual(self.client.resume(), {"paused": False, "weight_version": None})
         with self.assertRaises(RolloutFailed) as caught:
             self.client.pause(1, mode="wait")
         self.assertIn("mode", str(caught.exception))
         # nothing in flight: drained at once, and paused until resumed
         self.assertEqual(self.client.drain(5), {"paused": True, "drained": True, "in_flight": 0, "pending_records": 0})
-        self.assertEqual(self.client.resume(), {"paused": False})
+        self.assertEqual(self.client.resume(), {"paused": False, "weight_version": None})
+        with self.assertRaises(RolloutFailed) as caught:
+            self.client.resume(weight_version={"v": 1})
+        self.assertIn("weight_version", str(caught.exception))
         with self.assertRaises(RolloutFailed) as caught:
             self.client.drain(timeout_sec=-1)
         self.assertIn("timeout_sec", str(caught.exception))
@@ -116,10 +119,10 @@ class AgainstService(unittest.TestCase):
             RolloutClient(self.base_url, token="not-the-token-at-all").pause(1)
         self.assertIn("HTTP 401", str(caught.exception))
         printed = self.token_file.read_text().strip()
-        self.assertEqual(RolloutClient(self.base_url, token=printed).resume(), {"paused": False})
+        self.assertEqual(RolloutClient(self.base_url, token=printed).resume(), {"paused": False, "weight_version": None})
         os.environ["OPENFORGE_SERVICE_TOKEN"] = printed
         try:
-            self.assertEqual(RolloutClient(self.base_url).resume(), {"paused": False})
+            self.assertEqual(RolloutClient(self.base_url).resume(), {"paused": False, "weight_version": None})
         finally:
             del os.environ["OPENFORGE_SERVICE_TOKEN"]
 

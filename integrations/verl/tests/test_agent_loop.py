@@ -90,5 +90,18 @@ class WithVerl(unittest.TestCase):
         self.assertEqual(sampling_request(full), full)
 
 
+
+class StaleRollout(unittest.TestCase):
+    def test_a_stale_rollout_without_samples_is_named_so(self):
+        from openforge_verl import output_fields_from_rollout
+
+        view = {"id": "r1", "status": "finished", "reward": 1.0, "stale": True, "staleness": 3}
+        with self.assertRaises(ValueError) as caught:
+            output_fields_from_rollout(view, max_response_length=16)
+        self.assertIn("stale", str(caught.exception))
+        self.assertIn("3 weight updates", str(caught.exception))
+        self.assertIn("include_stale", str(caught.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

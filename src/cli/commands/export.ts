@@ -12,6 +12,7 @@ interface ExportCliOptions {
   allowRunning?: boolean;
   skipBad?: boolean;
   dropUniformGroups?: boolean;
+  includeStale?: boolean;
   workers?: number;
 }
 
@@ -37,6 +38,7 @@ export function exportCommand(): Command {
     .option('--allow-running', 'export what is recorded so far while the run is still going')
     .option('--skip-bad', 'leave out rollouts with unreadable call rows (counted) instead of failing')
     .option('--drop-uniform-groups', 'leave out every rollout of a task whose graded rollouts all got the same reward (no GRPO signal), counted')
+    .option('--include-stale', 'keep rollouts marked stale (their first model call more than max_staleness weight versions old when they ended)')
     .option(
       '--workers <n>',
       'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)',
@@ -52,6 +54,7 @@ export function exportCommand(): Command {
         allowRunning: opts.allowRunning,
         skipBad: opts.skipBad,
         dropUniformGroups: opts.dropUniformGroups,
+        includeStale: opts.includeStale,
         workers: opts.workers,
       });
       process.stdout.write(`${describeExport(report)}\n`);
@@ -76,6 +79,7 @@ function describeExport(r: ExportReport): string {
     r.skipped.belowMinReward > 0 ? `${r.skipped.belowMinReward} below --min-reward` : '',
     r.skipped.withoutSamples > 0 ? `${r.skipped.withoutSamples} with nothing to export` : '',
     r.skipped.uniformGroups > 0 ? `${r.skipped.uniformGroups} of ${r.uniformGroups} groups whose rewards were all equal (--drop-uniform-groups)` : '',
+    r.skipped.stale > 0 ? `${r.skipped.stale} stale (--include-stale keeps them)` : '',
     r.skipped.corrupt.length > 0 ? `${r.skipped.corrupt.length} with corrupt rows (${r.skipped.corrupt.map((c) => `${c.rolloutId}#${c.seq}`).join(', ')})` : '',
   ].filter(Boolean);
   return [

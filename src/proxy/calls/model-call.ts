@@ -174,6 +174,8 @@ async function finishCall(
   record.label = callLabel(record.label, record.model, deps.policyModels);
   record.tokenMode = deps.tokenIn && record.label === 'policy' ? 'token_in' : 'chat';
   record.family = deps.family;
+  // the weights that answered: a drain before the update lets every call in flight end first
+  record.weightVersion = deps.pause.weightVersion;
   deps.metrics.callFinished(record);
   deps.recorder.record(record);
 }

@@ -40,7 +40,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
         deps.control.pause(numberParam(request, 'retry_after_sec', DEFAULT_RETRY_AFTER_SEC, 0, 3_600, true), holdParam(request)),
       );
 
-      control.post('/resume', async () => deps.control.resume());
+      control.post('/resume', async (request) => deps.control.resume(weightVersionParam(request)));
 
       control.post('/drain', async (request, reply) => {
         const timeoutSec = numberParam(request, 'timeout_sec', DEFAULT_DRAIN_TIMEOUT_SEC, 0, 3_600, false);
@@ -114,6 +114,14 @@ function holdParam(request: FastifyRequest): HoldOptions | undefined {
   if (mode !== 'hold' && mode !== 'refuse') throw badRequest(`mode: expected "refuse" or "hold", got ${shown(mode)}`);
   const maxHoldSec = numberParam(request, 'max_hold_sec', DEFAULT_MAX_HOLD_SEC, 1, 3_600, false);
   return mode === 'hold' ? { maxHoldSec } : undefined;
+}
+
+/** `weight_version` from the JSON body or the query string: a string or a number, kept as a string. */
+function weightVersionParam(request: FastifyRequest): string | undefined {
+  const value = objectBody(request.body).weight_version ?? (request.query as Record<string, unknown> | undefined)?.weight_version;
+  if (value === undefined) return undefined;
+  if ((typeof value === 'string' && value.length > 0 && value.length <= 200) || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  throw badRequest(`weight_version: expected a string (1-200 characters) or a number, got ${shown(value)}`);
 }
 
 /** A number from the JSON body, else from the query string; `fallback` when neither has it. */

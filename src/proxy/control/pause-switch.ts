@@ -14,6 +14,12 @@ export class PauseSwitch {
   private release: (() => void) | undefined;
   private released: Promise<void> = Promise.resolve();
   private holding = 0;
+  private version: string | null = null;
+
+  /** The policy weight version the engine serves now (the last resume's that named one), recorded with every call; null until one is named. */
+  get weightVersion(): string | null {
+    return this.version;
+  }
 
   get paused(): boolean {
     return this.retryAfter !== null;
@@ -41,7 +47,9 @@ export class PauseSwitch {
     if (!this.release) this.released = new Promise((resolve) => (this.release = resolve));
   }
 
-  resume(): void {
+  /** `weightVersion` set: the engine serves those weights from now on (the update the pause was for). */
+  resume(weightVersion?: string): void {
+    if (weightVersion !== undefined) this.version = weightVersion;
     this.retryAfter = null;
     this.holdSec = null;
     const release = this.release;

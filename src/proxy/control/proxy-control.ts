@@ -22,6 +22,8 @@ export interface ProxyStatus {
   held: number;
   in_flight: number;
   retry_after_sec: number | null;
+  /** The policy weight version recorded with every call answered now (the last resume's that named one). */
+  weight_version: string | null;
   pending_records: number;
   serving_thread: ServingLoad;
   upstreams: { url: string; in_routing: boolean; consecutive_failures: number; ejected_until?: string }[];
@@ -52,6 +54,7 @@ export class ProxyControl {
       held: pause.held,
       in_flight: inFlight.size,
       retry_after_sec: pause.retryAfterSec,
+      weight_version: pause.weightVersion,
       pending_records: recorder.pendingCount,
       serving_thread: this.state.load(),
       upstreams: this.state.upstreams().map((u) => ({
@@ -72,8 +75,9 @@ export class ProxyControl {
     return this.status();
   }
 
-  resume(): ProxyStatus {
-    this.state.pause.resume();
+  /** `weightVersion`: the weights the engine serves from now on, recorded with every call it answers. */
+  resume(weightVersion?: string): ProxyStatus {
+    this.state.pause.resume(weightVersion);
     return this.status();
   }
 

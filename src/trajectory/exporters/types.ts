@@ -18,6 +18,8 @@ export interface ExportOptions {
   skipBad?: boolean;
   /** Leave out every rollout of a group (a task's rollouts in the run) whose graded rollouts all got the same reward: no GRPO signal. */
   dropUniformGroups?: boolean;
+  /** Keep rollouts marked stale (their first call more than `max_staleness` weight versions old when they ended). */
+  includeStale?: boolean;
   parquet?: ParquetSinkOptions;
   /**
    * Threads that build and encode veRL JSONL rows side by side (0: all in this thread). Default: one
@@ -47,6 +49,8 @@ export interface ExportReport {
     corrupt: { rolloutId: string; seq: number; message: string }[];
     /** Rollouts of groups whose rewards were all equal, with `dropUniformGroups`. */
     uniformGroups: number;
+    /** Rollouts marked stale, without `includeStale`. */
+    stale: number;
   };
   /** Groups left out as uniform, with `dropUniformGroups`. */
   uniformGroups: number;

@@ -21,6 +21,8 @@ function rollout(taskId: string, sampleIndex: number, reward: number | null, err
     finishedAt: 0,
     phases: {},
     parent: null,
+    staleness: null,
+    stale: false,
   };
 }
 

@@ -92,6 +92,31 @@ describe('pause, resume, drain', () => {
     expect(fx.sink.calls.map((c) => [c.seq, c.status])).toEqual([[1, 200]]);
   });
 
+  it('records with every call the weight version the last resume named', async () => {
+    fx = await startFixture();
+    const session = fx.session();
+    expect((await chat(session.secret)).status).toBe(200);
+    expect(await (await control('drain', { body: { timeout_sec: 5 } })).json()).toMatchObject({ drained: true, weight_version: null });
+    expect(await (await control('resume', { body: { weight_version: 12 } })).json()).toMatchObject({ paused: false, weight_version: '12' });
+    expect((await chat(session.secret)).status).toBe(200);
+    // a resume that names no version keeps the current one
+    await control('pause');
+    expect(await (await control('resume')).json()).toMatchObject({ weight_version: '12' });
+    expect((await chat(session.secret)).status).toBe(200);
+    await control('resume', { body: { weight_version: 'step-13' } });
+    expect((await chat(session.secret)).status).toBe(200);
+    const calls = await fx.sink.waitFor(4);
+    expect(calls.map((c) => [c.seq, c.weightVersion])).toEqual([
+      [1, null],
+      [2, '12'],
+      [3, '12'],
+      [4, 'step-13'],
+    ]);
+    const bad = await control('resume', { body: { weight_version: { v: 1 } } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('weight_version');
+  });
+
   it('answers drain with 409 when calls are still in flight at its timeout', async () => {
     fx = await startFixture();
     const gate = deferred();

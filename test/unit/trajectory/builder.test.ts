@@ -107,6 +107,60 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     expect((await builder.finish()).samples).toEqual(samples);
   });
 
+  it('splits a conversation at a weight update: each part its own sample, labelled with the version that answered it', async () => {
+    run = await RecordedRun.create();
+    const rollout = await run.rollout('hello', 0, 1);
+    const chat = new ChatHistory(SYSTEM, TASK);
+    const answers = [toolCall('ls'), toolCall('pwd'), toolCall('cat a.txt'), finalAnswer('done')];
+    const versions = ['7', '7', '8', '8'];
+    const sent: ChatMessage[][] = [];
+    for (const [i, answer] of answers.entries()) {
+      sent.push(chat.snapshot());
+      const recorded = await rollout.call(chat.snapshot(), answer, { tools: [BASH_TOOL], over: { weightVersion: versions[i]! } });
+      chat.answer(answer, recorded.seq);
+      if (i < 3) chat.toolResult(`out ${i}`, recorded.seq);
+    }
+
+    const { samples, stats } = await samplesOf(run, rollout.id);
+    expect(samples.map((s) => [s.segment, s.break_reason, s.weight_version, s.extra_fields.call_seqs])).toEqual([
+      [0, null, '7', [1, 2]],
+      [1, 'weight_update', '8', [3, 4]],
+    ]);
+    expect(stats.breaks).toEqual({ weight_update: 1 });
+    // the second part starts from the whole prompt of the first call the new weights answered
+    expect(Array.from(samples[1]!.prompt_ids)).toEqual(renderPrompt(sent[2]!, [BASH_TOOL]));
+    expect([...samples[1]!.prompt_ids, ...samples[1]!.response_ids]).toEqual([...renderPrompt(sent[3]!, [BASH_TOOL]), ...renderCompletion(answers[3]!)]);
+    // every completion token is in exactly one sample
+    const trained = samples.reduce((n, s) => n + s.response_mask.filter((m) => m === 1).length, 0);
+    expect(trained).toBe(answers.reduce((n, a) => n + renderCompletion(a).length, 0));
+
+    // the in-memory path (records as the proxy hands them over) splits the same way
+    const builder = new RolloutTrajectoryBuilder({
+      runId: 'run-test',
+      rolloutId: rollout.id,
+      taskId: 'hello',
+      sampleIndex: 0,
+      harness: 'forge-agent',
+      reward: 1,
+      simulated: true,
+    });
+    for (const call of await run.store.listCalls(rollout.id)) await builder.add(fromRecordedCall(call));
+    expect((await builder.finish()).samples).toEqual(samples);
+  });
+
+  it('keeps one sample when every call was answered by the same version', async () => {
+    run = await RecordedRun.create();
+    const rollout = await run.rollout('hello', 0, 1);
+    const chat = new ChatHistory(SYSTEM, TASK);
+    for (const [i, answer] of [toolCall('ls'), finalAnswer('done')].entries()) {
+      const recorded = await rollout.call(chat.snapshot(), answer, { tools: [BASH_TOOL], over: { weightVersion: 'step-3' } });
+      chat.answer(answer, recorded.seq);
+      if (i === 0) chat.toolResult('a.txt', recorded.seq);
+    }
+    const { samples } = await samplesOf(run, rollout.id);
+    expect(samples.map((s) => [s.break_reason, s.weight_version, s.extra_fields.call_seqs])).toEqual([[null, 'step-3', [1, 2]]]);
+  });
+
   it('forks a new segment labelled history_edited when earlier messages are compacted', async () => {
     run = await RecordedRun.create();
     const rollout = await run.rollout('hello', 0, 0);

@@ -51,6 +51,23 @@ describe('openforge export / stats commands', () => {
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(3);
   });
 
+  it('export leaves out stale rollouts and says so, --include-stale keeps them; stats counts them', async () => {
+    run = await recordRun();
+    await run.store.updateRollout('run-test.b.1.1', { staleness: 2, stale: true });
+    const out = path.join(run.dir, 'fresh.jsonl');
+    const stdout = captureStdout();
+    await exportCommand().parseAsync([run.dir, '--format', 'verl', '--out', out], { from: 'user' });
+    expect(stdout()).toContain('rollouts left out: 1 stale (--include-stale keeps them)');
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(3);
+    await exportCommand().parseAsync([run.dir, '--format', 'verl', '--out', out, '--include-stale'], { from: 'user' });
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
+
+    vi.restoreAllMocks();
+    const text = captureStdout();
+    await statsCommand().parseAsync([run.dir], { from: 'user' });
+    expect(text()).toContain('rollouts 4 (1 stale) · calls 12');
+  });
+
   it('stats reports merge rate, exclusions, sample sizes and pass@k / pass^k', async () => {
     run = await recordRun();
     const stdout = captureStdout();

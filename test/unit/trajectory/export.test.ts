@@ -130,6 +130,47 @@ describe('openforge export', () => {
     });
   });
 
+  it('exports a rollout split at a weight update as one veRL row per version, in Parquet and JSONL alike', async () => {
+    run = await RecordedRun.create();
+    const rollout = await run.rollout('alpha', 0, 1);
+    const chat = new ChatHistory('You are a shell agent.', 'Solve alpha.');
+    const answers = [toolCall('ls'), toolCall('pwd'), finalAnswer('alpha done')];
+    for (const [turn, answer] of answers.entries()) {
+      const recorded = await rollout.call(chat.snapshot(), answer, { tools: [BASH_TOOL], over: { weightVersion: turn === 0 ? 'v1' : 'v2' } });
+      chat.answer(answer, recorded.seq);
+      if (turn < 2) chat.toolResult(`out ${turn}`, recorded.seq);
+    }
+    const jsonl = path.join(run.dir, 'split.jsonl');
+    const parquet = path.join(run.dir, 'split.parquet');
+    await exportRun(run.dir, { format: 'verl', out: jsonl });
+    await exportRun(run.dir, { format: 'verl', out: parquet });
+    const lines = readJsonl(jsonl);
+    expect(lines.map((r) => [r.segment, r.break_reason, r.weight_version])).toEqual([
+      [0, null, 'v1'],
+      [1, 'weight_update', 'v2'],
+    ]);
+    const rows = await parquetReadObjects({ file: await asyncBufferFromFile(parquet) });
+    expect(rows.map((r) => [r.segment, r.break_reason, r.weight_version])).toEqual([
+      [0, null, 'v1'],
+      [1, 'weight_update', 'v2'],
+    ]);
+  });
+
+  it('leaves out stale rollouts, counted, unless includeStale keeps them', async () => {
+    run = await recordRun();
+    await run.store.updateRollout('run-test.alpha.1.1', { staleness: 3, stale: true });
+    await run.store.updateRollout('run-test.beta.0.1', { staleness: 1, stale: false });
+    const out = path.join(run.dir, 'fresh.jsonl');
+    const report = await exportRun(run.dir, { format: 'verl', out });
+    expect(report.skipped.stale).toBe(1);
+    expect(new Set(readJsonl(out).map((r) => r.rollout_id))).toEqual(new Set(['run-test.alpha.0.1', 'run-test.beta.0.1']));
+    const all = path.join(run.dir, 'all.jsonl');
+    const kept = await exportRun(run.dir, { format: 'verl', out: all, includeStale: true });
+    expect(kept.skipped.stale).toBe(0);
+    expect(new Set(readJsonl(all).map((r) => r.rollout_id))).toEqual(new Set(['run-test.alpha.0.1', 'run-test.alpha.1.1', 'run-test.beta.0.1']));
+    expect(await run.store.getRollout('run-test.alpha.1.1')).toMatchObject({ staleness: 3, stale: true });
+  });
+
   it('writes SFT chat JSONL (last request + answer, tools) filtered by --min-reward', async () => {
     run = await recordRun();
     const out = path.join(run.dir, 'sft.jsonl');
