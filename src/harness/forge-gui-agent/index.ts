@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { browserSettings } from '../../config/task.js';
+import { guiKind } from '../../config/task.js';
 import { RolloutError, UserError } from '../../util/errors.js';
 import { packageRoot } from '../../util/paths.js';
 import type { Harness } from '../types.js';
@@ -21,16 +21,16 @@ function compiledAgent(): Buffer {
 }
 
 /**
- * The built-in GUI harness: a screenshot → computer-tool → env-server loop (agent.ts), for browser
- * tasks (task.toml `[environment] kind = "browser"`). The agent file is written into each container at
+ * The built-in GUI harness: a screenshot → computer-tool → env-server loop (agent.ts), for browser and
+ * desktop tasks (task.toml `[environment] kind = "browser"` or `"desktop"`: both env servers take the same /step). The agent file is written into each container at
  * setup, so the browser image needs no rebuild when the agent changes.
  */
 export const forgeGuiAgent: Harness = {
   name: 'forge-gui-agent',
   usesModel: true,
   setup: (ctx) => {
-    if (!browserSettings(ctx.task)) {
-      throw new RolloutError('harness_crash', `forge-gui-agent drives a browser, but task ${ctx.task.id} is not a browser task`);
+    if (!guiKind(ctx.task)) {
+      throw new RolloutError('harness_crash', `forge-gui-agent drives a browser or a desktop, but task ${ctx.task.id} is a workspace task`);
     }
     return {
       files: [{ path: GUI_AGENT_PATH, content: compiledAgent(), mode: 0o755 }],
