@@ -9,12 +9,17 @@ export interface TaskImporter {
   /** What the source argument is: a task file, a checkout of the benchmark's repository, … */
   readonly source: string;
   /** Writes one task folder per task it can bring into `outDir`, and names each it cannot, with why. */
-  import(source: string, outDir: string): Promise<ImportReport>;
+  import(source: string, outDir: string, options?: ImportOptions): Promise<ImportReport>;
+}
+
+export interface ImportOptions {
+  /** A folder holding files the tasks download (so that they run offline), for importers that take one. */
+  cache?: string;
 }
 
 export interface ImportReport {
   /** The task folders written. */
   written: string[];
   /** Tasks of the source left out, each with the reason (what it needs that the importer cannot provide). */
-  skipped: { id: string; cause: string }[];
+  skipped: { id: string; cause: string; category?: string }[];
 }

@@ -23,9 +23,13 @@ export function addTasksImportCommand(tasks: Command): void {
         .join('; ')}`,
     )
     .requiredOption('--out <dir>', 'folder to write the tasks into (one sub-folder per task)')
-    .action(async (source: string, opts: { from: string; out: string }) => {
-      const report = await importerNamed(opts.from).import(source, opts.out);
+    .option('--cache <dir>', 'files the tasks download, fetched ahead (osworld): the tasks carry them and run offline')
+    .action(async (source: string, opts: { from: string; out: string; cache?: string }) => {
+      const report = await importerNamed(opts.from).import(source, opts.out, opts.cache ? { cache: opts.cache } : {});
       process.stdout.write(`imported ${report.written.length} ${opts.from} tasks into ${opts.out}\n`);
-      for (const s of report.skipped) process.stdout.write(`  left out ${s.id}: ${s.cause}\n`);
+      const byCategory = new Map<string, number>();
+      for (const s of report.skipped) byCategory.set(s.category ?? 'left out', (byCategory.get(s.category ?? 'left out') ?? 0) + 1);
+      for (const [category, n] of byCategory) process.stdout.write(`${category}: ${n}\n`);
+      for (const s of report.skipped) process.stdout.write(`  left out ${s.id}: ${s.category ? `${s.category}: ` : ''}${s.cause}\n`);
     });
 }

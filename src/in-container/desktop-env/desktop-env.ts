@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, rmSync, writeFileSync } from 'node:fs';
 import type { ActionError, ActionSchemaName, CanonicalAction, StepOptions } from '../browser-env/actions.js';
 import { ActionInputError, translate } from '../browser-env/translators/index.js';
 import { a11yTree } from './a11y.js';
@@ -24,6 +24,9 @@ export const DEFAULT_DESKTOP_OPTIONS: DesktopEnvOptions = {
   settle: DEFAULT_SETTLE,
   logDir: '/logs/services',
 };
+
+/** The episode's end (done or fail), for graders. */
+export const FINISHED_FILE = '/tmp/openforge-finished.json';
 
 /** Settling after apps were launched at reset: a second without painting, at most 30 s. */
 const LAUNCH_SETTLE: SettlePolicy = { quietMs: 1000, firstDamageMs: 2000, capMs: 30_000 };
@@ -60,6 +63,7 @@ export class DesktopEnv {
       const started = performance.now();
       this.stopApps();
       this.finishedState = undefined;
+      rmSync(FINISHED_FILE, { force: true });
       this.exited = [];
       let error: ActionError | null = null;
       const mark = this.display.mark();
@@ -113,12 +117,13 @@ export class DesktopEnv {
 
   private async run(action: CanonicalAction): Promise<ActionError | null> {
     try {
-      if (action.type === 'done') {
-        this.finishedState = { status: 'done', ...(action.answer !== undefined ? { answer: action.answer } : {}) };
-        return null;
-      }
-      if (action.type === 'fail') {
-        this.finishedState = { status: 'fail', ...(action.reason !== undefined ? { reason: action.reason } : {}) };
+      if (action.type === 'done' || action.type === 'fail') {
+        this.finishedState =
+          action.type === 'done'
+            ? { status: 'done', ...(action.answer !== undefined ? { answer: action.answer } : {}) }
+            : { status: 'fail', ...(action.reason !== undefined ? { reason: action.reason } : {}) };
+        // OSWorld's `infeasible` grading asks whether the episode ended in FAIL (images/desktop/python/osworld_eval).
+        writeFileSync(FINISHED_FILE, JSON.stringify(this.finishedState));
         return null;
       }
       if (action.type === 'wait') {
