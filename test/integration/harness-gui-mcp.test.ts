@@ -40,7 +40,9 @@ function checks(harness: string, prefix: string) {
     for (const r of rollouts) {
       expect(r.reward, explain(r)).toBe(1);
       expect(r.errorType, explain(r)).toBeNull();
-      const called = toolNamesCalled(r.calls);
+      // Codex may send its first turn before its MCP servers are listed: the oracle then waits through its shell.
+      const called = toolNamesCalled(r.calls).filter((name) => name !== 'exec_command');
+      expect(toolNamesCalled(r.calls).length - called.length, explain(r)).toBeLessThanOrEqual(3);
       expect(called.length, explain(r)).toBeGreaterThan(2);
       for (const name of called) expect(name, explain(r)).toMatch(new RegExp(`^${prefix}browser_(click|type|key|scroll|navigate|action)$`));
     }
@@ -51,8 +53,9 @@ function checks(harness: string, prefix: string) {
       const policy = r.calls.filter((c) => c.label === 'policy');
       const last = policy.at(-1)!;
       const images = imageRefs(last.request, last.protocol)?.images ?? [];
-      // every MCP tool result before the final answer carried its screenshot
-      expect(images.length, explain(r)).toBe(policy.length - 1);
+      // every MCP tool result before the final answer carried its screenshot (a shell wait carries none)
+      const mcpCalls = toolNamesCalled(r.calls).filter((name) => name !== 'exec_command').length;
+      expect(images.length, explain(r)).toBe(mcpCalls);
       for (const image of images) expect(image.url_or_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
   });

@@ -32,6 +32,8 @@ export function oracleAnswer(request: ChatRequest, task: Task | undefined): Poli
     if (answer) return answer;
   }
   const steps = readSolutionSteps(task);
+  const guiWait = guiToolsNotListedYet(request, task);
+  if (guiWait) return guiWait;
   if (!steps) return textAnswer(`I cannot solve task ${task.id}: it has no solution/solve.sh for the oracle to run.`);
   const tool = request.tool_choice === 'none' ? undefined : findShellTool(request.tools);
   if (!tool) {
@@ -84,6 +86,32 @@ function mcpAnswer(request: ChatRequest, task: Task, tools: EnvMcpTools): Policy
   if (!call) return textAnswer(script.finalAnswer || `Done: performed the ${script.calls.length} reference action(s) of task ${task.id}.`);
   return { content: null, toolCalls: [{ name: call.name, arguments: JSON.stringify(call.arguments) }] };
 }
+
+/**
+ * A GUI task (it has reference actions) whose request shows no GUI tool yet: a harness that connects its MCP
+ * servers in the background (Codex, whose MCP resource tools are listed from the start) may send its first
+ * turn before the env server's tools are. The oracle then waits a moment through the shell instead of
+ * replaying the actions some other way. Without any MCP tool it goes on to solve.sh as before.
+ */
+function guiToolsNotListedYet(request: ChatRequest, task: Task): PolicyAnswer | undefined {
+  if (!(request.tools ?? []).some((t) => /mcp/i.test(t.function?.name ?? ''))) return undefined;
+  let actions;
+  try {
+    actions = readReferenceActions(task);
+  } catch {
+    return undefined;
+  }
+  if (!actions) return undefined;
+  const tool = request.tool_choice === 'none' ? undefined : findShellTool(request.tools);
+  if (!tool) return textAnswer(`I cannot act on task ${task.id}: this request declares no GUI tool (a computer tool or an env server's MCP tools).`);
+  if (countToolCalls(request, tool.name) >= GUI_WAITS) {
+    return textAnswer(`I cannot act on task ${task.id}: no GUI tool appeared after ${GUI_WAITS} waits.`);
+  }
+  return { content: null, toolCalls: [{ name: tool.name, arguments: shellToolArguments(tool, 'sleep 2', 'Wait for the GUI tools to be listed') }] };
+}
+
+/** How many times the oracle waits for a harness to list the GUI tools before it gives up. */
+const GUI_WAITS = 3;
 
 function countToolCalls(request: ChatRequest, toolName: string): number {
   let count = 0;

@@ -71,3 +71,22 @@ describe('the sim oracle through a GUI env server’s MCP tools', () => {
     expect(answers.at(-1)!.content).toBe('added');
   });
 });
+
+describe('a harness whose MCP tools are not listed yet (Codex connects its MCP servers in the background)', () => {
+  it('waits through the shell, then replays through the MCP tools once they are listed', () => {
+    const task = makeTask({ solve: '#!/bin/bash\ntrue\n' });
+    writeFileSync(path.join(task.dir, 'solution', 'actions.json'), JSON.stringify([{ type: 'click', x: 1, y: 2 }, { type: 'done' }]));
+    const policy = createOraclePolicy();
+    const mcpResources: ToolDefinition = { type: 'function', function: { name: 'list_mcp_resources', parameters: { type: 'object' } } };
+    const early = policy.respond({ messages: [{ role: 'user', content: INSTRUCTION }], tools: [OPENAI_BASH, mcpResources] }, { task, rolloutId: 'r' });
+    expect(early.toolCalls[0]!.name).toBe(OPENAI_BASH.function!.name);
+    expect(early.toolCalls[0]!.arguments).toContain('sleep 2');
+    const messages: ChatMessage[] = [
+      { role: 'user', content: INSTRUCTION },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: early.toolCalls[0]! }] },
+      { role: 'tool', tool_call_id: 'w', content: '' },
+    ];
+    const later = policy.respond({ messages, tools: [OPENAI_BASH, mcpResources, ...tools('')] }, { task, rolloutId: 'r' });
+    expect(later.toolCalls[0]).toEqual({ name: 'browser_click', arguments: JSON.stringify({ x: 1, y: 2 }) });
+  });
+});
