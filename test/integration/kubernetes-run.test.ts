@@ -38,6 +38,7 @@ function config(raw: Partial<Record<keyof RunConfig, unknown>>) {
 async function publishLocally(taskDirs: string[]): Promise<void> {
   const builder = new ImageBuilder(fake.docker);
   tagged.push(await tagForRegistry(fake.docker, (await builder.ensureVerifierToolsVolume()).image!, REGISTRY));
+  tagged.push(await tagForRegistry(fake.docker, (await builder.ensureAgentNodeVolume()).image!, REGISTRY));
   for (const task of taskDirs.flatMap((d) => loadTasks(d))) tagged.push(await tagForRegistry(fake.docker, await builder.ensureTaskImage(task), REGISTRY));
 }
 

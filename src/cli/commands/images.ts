@@ -96,7 +96,7 @@ export function imagesCommand(): Command {
   images
     .command('push')
     .description(
-      "tag the images rollouts run in (workspace, the verifier's tools, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials",
+      "tag the images rollouts run in (workspace, the verifier's tools, the built-in agents' Node, tasks, harness layers) under a registry and push them, for backend: kubernetes; the engine uses its own `docker login` credentials",
     )
     .requiredOption('--registry <registry>', 'host[:port][/path] the cluster pulls from, e.g. registry.example.com/team or localhost:5000')
     .option('--tasks <dir>', 'also push the images of these tasks (a suite or task folder; repeatable)', collect)
@@ -105,7 +105,7 @@ export function imagesCommand(): Command {
     .option('-q, --quiet', 'print only the pushed references')
     .action(async (opts: { registry: string; tasks?: string[]; harness?: string[]; extraCa?: string; quiet?: boolean }) => {
       const builder = await imageBuilder(opts);
-      const local = [await builder.ensureWorkspace(), (await builder.ensureVerifierToolsVolume()).image!];
+      const local = [await builder.ensureWorkspace(), (await builder.ensureVerifierToolsVolume()).image!, (await builder.ensureAgentNodeVolume()).image!];
       for (const task of (opts.tasks ?? []).flatMap((dir) => loadTasks(dir))) local.push(await builder.ensureTaskImage(task));
       for (const name of opts.harness ?? []) local.push(await builder.ensureHarnessImage(name));
       const [{ DockerBackend }, { pushImage, tagForRegistry }] = await Promise.all([

@@ -17,6 +17,7 @@ function ctx(gui: boolean): HarnessContext {
     model: 'policy',
     maxTurns: 30,
     instructionPath: '/logs/agent/instruction.md',
+    workdir: '/workspace',
     ...(gui ? { environmentToken: TOKEN, environment: { kind: 'browser' as const, mcpUrl: MCP_URL, token: TOKEN } } : {}),
   };
 }
