@@ -1,1 +1,0 @@
-../../_kit/tests/checks.py

@@ -1,1 +1,0 @@
-../../_kit/solution/solve.sh
