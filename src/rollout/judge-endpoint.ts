@@ -25,7 +25,7 @@ const MAX_BODY = 8 * 2 ** 20;
  * Every call is appended to the rollout's judge/calls.jsonl, never to the store's policy calls.
  */
 export class JudgeEndpoint {
-  private readonly sessions = new Map<string, { rolloutId: string; log: string }>();
+  private readonly grants = new Map<string, { rolloutId: string; log: string }>();
   private constructor(
     private readonly server: http.Server,
     private readonly config: JudgeConfig,
@@ -60,10 +60,10 @@ export class JudgeEndpoint {
   /** Opens the judge for one rollout's verifier phase; its calls are logged into `artifactsDir/judge/`. */
   open(rolloutId: string, artifactsDir: string): JudgeAccess {
     const secret = randomBytes(24).toString('hex');
-    this.sessions.set(secret, { rolloutId, log: path.join(artifactsDir, 'judge', 'calls.jsonl') });
+    this.grants.set(secret, { rolloutId, log: path.join(artifactsDir, 'judge', 'calls.jsonl') });
     return {
       env: { OPENFORGE_JUDGE_URL: `http://${this.host}:${this.port}/j/${secret}/v1`, OPENFORGE_JUDGE_MODEL: this.config.model },
-      close: () => this.sessions.delete(secret),
+      close: () => this.grants.delete(secret),
     };
   }
 
@@ -74,8 +74,8 @@ export class JudgeEndpoint {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const m = /^\/j\/([0-9a-f]{48})\/v1\/chat\/completions$/.exec(req.url ?? '');
-    const session = m ? this.sessions.get(m[1]!) : undefined;
-    if (!session || req.method !== 'POST') return send(res, session ? 405 : 404, { error: { message: 'no judge here', type: 'not_found' } });
+    const grant = m ? this.grants.get(m[1]!) : undefined;
+    if (!grant || req.method !== 'POST') return send(res, grant ? 405 : 404, { error: { message: 'no judge here', type: 'not_found' } });
     const started = Date.now();
     let request: Record<string, unknown>;
     try {
@@ -102,11 +102,11 @@ export class JudgeEndpoint {
       status = 502;
       answer = { error: { message: `the judge upstream failed: ${errorMessage(err)}`, type: 'upstream_error' } };
     }
-    mkdirSync(path.dirname(session.log), { recursive: true });
+    mkdirSync(path.dirname(grant.log), { recursive: true });
     appendFileSync(
-      session.log,
+      grant.log,
       JSON.stringify({
-        rollout_id: session.rolloutId,
+        rollout_id: grant.rolloutId,
         upstream: this.config.upstream,
         status,
         started_at: started,
