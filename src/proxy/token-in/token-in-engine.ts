@@ -93,7 +93,8 @@ export class TokenInEngine {
         return;
       }
       if (read.ids.length === 0 && read.finish === null) return;
-      for (const event of chat.push(read)) out.write(event);
+      const events = chat.push(read);
+      if (events.length > 0) out.write(events.join(''));
       if (read.finish !== null) finished = true;
     });
     engine.once('end', () => {
