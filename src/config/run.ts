@@ -129,6 +129,12 @@ export const RunConfigSchema = z.strictObject({
         .describe(
           "The model's chat template and tokenizer for `token_in`: a Hugging Face model folder (tokenizer.json, and tokenizer_config.json with a chat_template; relative to the run.yaml) or a family name (`qwen3`, `deepseek_v3`).",
         ),
+      transient_context: z
+        .enum(['keep', 'render'])
+        .optional()
+        .describe(
+          "Token-in (default `keep`): a call that leaves out the user messages its rollout's last call ended with (a harness's runtime context, sent once and dropped: OpenClaw's). `keep`: they stay in the token history where the model saw them, the call continues it and the rollout stays one sample. `render`: the call is rendered as the harness sent it (the model sees only the current context; a new sample, labelled history_edited).",
+        ),
       sampling: SAMPLING_SCHEMA.default({}).describe('Sampling settings forced onto every upstream call.'),
     })
     .superRefine(replicasBesideUrl)

@@ -1,5 +1,6 @@
 import type { TemplateValue } from './template/chat-template.js';
 import type { LoadedTokenizer } from './tokenizer/hf-tokenizer.js';
+import type { TextStream } from './tokenizer/incremental-detokenizer.js';
 import type { Answer, ChatMessage, ParsedCompletion, StreamDelta, ToolSpec } from './types.js';
 
 /**
@@ -21,6 +22,8 @@ export interface ModelFamily {
   renderPrompt(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null | undefined, options: RenderOptions): string;
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
+  /** A decoder of sampled ids as they stream in (text held back while it ends inside a character). */
+  streamDecoder(): TextStream;
   /** The raw text the model samples for this answer after the generation prompt, ending with its stop token. */
   formatCompletion(answer: Answer, options?: { enableThinking?: boolean }): string;
   /** What the server's reasoning and tool parsers return for a raw completion. */

@@ -34,6 +34,7 @@ export function createTemplateFamily(spec: TemplateFamilySpec): ModelFamily {
       renderer.render(messages, tools, options),
     encode: (text: string): number[] => tokenizer.encode(text),
     decode: (ids: readonly number[]): string => tokenizer.decode(ids),
+    streamDecoder: () => tokenizer.streamDecoder(),
     formatCompletion: (answer: Answer, options: { enableThinking?: boolean } = {}): string => format.formatCompletion(answer, options),
     parseCompletion: (text: string, ctx: ParseContext = {}): ParsedCompletion => format.parseCompletion(text, ctx),
     createStreamParser: (ctx: ParseContext = {}): CompletionStreamParser => format.createStreamParser(ctx),

@@ -144,6 +144,9 @@ export interface ProxyOptions {
 /** Engines that take a prompt of token ids: vLLM's `/v1/completions`, SGLang's `/generate`. */
 export type TokenInKind = 'vllm' | 'sglang';
 
+/** What a token-in call that leaves out the user messages its served request ended with gets (see `TokenHistories`). */
+export type TransientPolicy = 'keep' | 'render';
+
 /** The token-in mode's family and engine (see `TokenInEngine`). */
 export interface TokenInOptions {
   /** Renders, tokenizes and parses: the model's own chat template, tokenizer and parsers. */
@@ -154,4 +157,6 @@ export interface TokenInOptions {
   maxModelLen: number;
   /** Send the chat request along as `openforge_chat`, which the simulated model's scripted policies read. */
   sendConversation: boolean;
+  /** A request that leaves out the user messages the served one ended with: continued with them kept (`keep`), or rendered whole. */
+  transient?: TransientPolicy;
 }

@@ -85,6 +85,7 @@ export async function startModelEndpoint(opts: {
           upstreams: [{ url: upstreamUrl, sim }, ...(model.replicas ?? []).map((url) => ({ url }))],
           kind: model.kind,
           sampling,
+          transient: model.transient_context,
           options: { tokenIn: 'model.token_in', tokenizer: 'model.tokenizer' },
         })
       : undefined;

@@ -9,7 +9,7 @@ import { startProxy } from '../proxy/server.js';
 import { tokenInOptions } from '../proxy/token-in/token-in-setup.js';
 import { StandaloneRun, type StandaloneRunSummary } from './run.js';
 import { StandaloneSessions } from './sessions.js';
-import type { EjectionPolicy, ForcedSampling, ProxyLogger, UpstreamConfig, UpstreamKind } from '../proxy/types.js';
+import type { EjectionPolicy, ForcedSampling, ProxyLogger, TransientPolicy, UpstreamConfig, UpstreamKind } from '../proxy/types.js';
 import type { RunningProxy } from '../proxy/server.js';
 
 export interface StandaloneProxyOptions {
@@ -32,6 +32,8 @@ export interface StandaloneProxyOptions {
   /** Token-in/token-out (`--token-in`), with the model's template and tokenizer (`--tokenizer`: a folder or a family name). */
   tokenIn?: boolean;
   tokenizer?: string;
+  /** `--transient-context`: see `TransientPolicy`. */
+  transient?: TransientPolicy;
   /** When a replica leaves routing; the defaults (DEFAULT_EJECTION) for what is absent. */
   ejection?: Partial<EjectionPolicy>;
   logger?: ProxyLogger;
@@ -74,6 +76,7 @@ export async function startStandaloneProxy(options: StandaloneProxyOptions): Pro
           kind: options.kind,
           apiKey: options.upstreamApiKey,
           sampling: options.sampling,
+          transient: options.transient,
           options: { tokenIn: '--token-in', tokenizer: '--tokenizer' },
         })
       : undefined;

@@ -2,7 +2,8 @@
  * Harnesses under a real model family's wire (`sim:oracle@qwen3`): forge-agent on every claw-basic task,
  * two real harnesses (Qwen Code over Chat Completions, Claude Code over Anthropic Messages) on two tasks
  * each, every rollout scoring 1; then the same in token-in mode, where every policy call after a rollout's
- * first extends its exact tokens, and forge-agent under `@deepseek_v3` in token-in mode.
+ * first extends its exact tokens (OpenClaw's too, whose runtime context each request drops), and forge-agent under
+ * `@deepseek_v3` in token-in mode.
  */
 import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,8 @@ describe.each([
   { harness: 'forge-agent', family: 'deepseek_v3', tasks: ALL_TASKS, concurrency: 4 },
   { harness: 'qwen-code', family: 'qwen3', tasks: TWO_TASKS, concurrency: 2 },
   { harness: 'claude-code', family: 'qwen3', tasks: TWO_TASKS, concurrency: 2 },
+  // its runtime context, a last user message left out of the next request, stays in the token history
+  { harness: 'openclaw', family: 'qwen3', tasks: ['create-config-file'], concurrency: 1 },
 ])('$harness under sim:oracle@$family, token-in', ({ harness, family, tasks, concurrency }) => {
   const run = solvedRun(harness, tasks, { ...tokenIn(family), concurrency });
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { StandaloneProxy } from '../../standalone-proxy/start.js';
-import type { EjectionPolicy, UpstreamKind } from '../../proxy/types.js';
+import type { EjectionPolicy, TransientPolicy, UpstreamKind } from '../../proxy/types.js';
 import { DEFAULT_EJECTION } from '../../proxy/upstream/replica-health.js';
 import { HELPER_THREADS_NICE, lowerHelperThreads } from '../../util/helper-threads.js';
 import { toInt, toPort } from '../to-int.js';
@@ -23,6 +23,7 @@ interface ProxyCliOptions {
   ejectFor?: number;
   tokenIn?: boolean;
   tokenizer?: string;
+  transientContext: TransientPolicy;
 }
 
 /** `openforge proxy`: the recording proxy on its own, in front of the user's inference server. */
@@ -57,6 +58,14 @@ export function proxyCommand(): Command {
       '--tokenizer <dir|family>',
       "the model's chat template and tokenizer for --token-in: a Hugging Face model folder, or a family name (qwen3, deepseek_v3)",
     )
+    .addOption(
+      new Option(
+        '--transient-context <policy>',
+        "with --token-in, a call that leaves out the user messages the rollout's last call ended with (OpenClaw's runtime context): keep them in the token history (one sample), or render the call as sent",
+      )
+        .choices(['keep', 'render'])
+        .default('keep'),
+    )
     .option('--open', 'accept ANY API key or path token as a session, used as its rollout id (quick data collection, no isolation)')
     .option(
       '--helper-nice <0-19>',
@@ -88,6 +97,7 @@ async function serve(options: ProxyCliOptions): Promise<void> {
     tasksDir: options.tasks,
     tokenIn: options.tokenIn === true,
     tokenizer: options.tokenizer,
+    transient: options.transientContext,
     open: options.open === true,
     adminToken: process.env.OPENFORGE_ADMIN_TOKEN || undefined,
     ejection: ejectionPolicy(options),

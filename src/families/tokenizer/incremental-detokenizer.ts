@@ -1,9 +1,17 @@
+/** The text a growing list of ids adds, a piece at a time. */
+export interface TextStream {
+  /** The text these ids add, or '' while it ends inside a character. */
+  push(ids: readonly number[]): string;
+  /** Whatever is left, whole or not. */
+  flush(): string;
+}
+
 /**
  * Text of a growing list of ids, a piece at a time, as a server streams it: each piece is decoded
  * with a few tokens before it for context (so only the new text is decoded, whatever the length),
  * and text that ends inside a character (a byte-level token holding half of it) waits for the rest.
  */
-export class IncrementalDetokenizer {
+export class IncrementalDetokenizer implements TextStream {
   private readonly ids: number[] = [];
   /** Tokens whose text has been handed out. */
   private done = 0;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CompletionStreamParser, ModelFamily, ParseContext } from '../../families/family.js';
-import { IncrementalDetokenizer } from '../../families/tokenizer/incremental-detokenizer.js';
+import type { TextStream } from '../../families/tokenizer/incremental-detokenizer.js';
 import { chatDelta } from '../../families/chat-delta.js';
 import type { ParsedCompletion, StreamDelta } from '../../families/types.js';
 import type { EnginePiece } from './engine-answer.js';
@@ -17,7 +17,7 @@ export class ChatAnswer {
   private readonly logprobs: number[] = [];
   private readonly id = `chatcmpl-${randomBytes(12).toString('hex')}`;
   private readonly created = Math.floor(Date.now() / 1000);
-  private readonly text: IncrementalDetokenizer;
+  private readonly text: TextStream;
   private readonly parser: CompletionStreamParser;
   /** The first id (and logprob) that no chunk carried yet. */
   private carried = 0;
@@ -31,7 +31,7 @@ export class ChatAnswer {
     /** The harness asked for logprobs: they name their tokens. */
     private readonly namedLogprobs: boolean,
   ) {
-    this.text = new IncrementalDetokenizer((ids) => family.decode(ids));
+    this.text = family.streamDecoder();
     this.parser = family.createStreamParser(ctx);
   }
 

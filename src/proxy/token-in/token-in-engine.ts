@@ -26,7 +26,7 @@ const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
  * remembered for the next call.
  */
 export class TokenInEngine {
-  private readonly histories = new TokenHistories();
+  private readonly histories: TokenHistories;
   private readonly turnsCounted: boolean;
 
   constructor(
@@ -34,6 +34,7 @@ export class TokenInEngine {
     private readonly options: TokenInOptions,
   ) {
     this.turnsCounted = countsTurns(options.family);
+    this.histories = new TokenHistories(options.transient);
   }
 
   get family(): ModelFamily {
@@ -45,8 +46,8 @@ export class TokenInEngine {
     const { family } = this.options;
     const messages = Array.isArray(request.messages) ? request.messages : [];
     const keys = messages.map(messageKey);
-    const turn = this.histories.continued(session.rolloutId, keys);
-    const prompt = tokenPrompt(family, request, turn, this.turnsCounted);
+    const continued = this.histories.continued(session.rolloutId, keys);
+    const prompt = tokenPrompt(family, request, continued, this.turnsCounted);
     const sent = engineRequest(request, prompt.ids, this.options);
     const answer = await this.pool.post(sent.path, sent.body, session, signal);
     if (!answer.ok) return answer;
@@ -57,7 +58,7 @@ export class TokenInEngine {
       this.histories.served(
         session.rolloutId,
         { keys: turnKeys, promptIds: prompt.ids, completionIds: chat.ids, turnsEnded: prompt.turnsEnded } satisfies ServedTurn,
-        turn,
+        continued?.turn,
       );
     };
     if (!sent.stream) {
@@ -93,7 +94,8 @@ export class TokenInEngine {
         return;
       }
       if (read.ids.length === 0 && read.finish === null) return;
-      for (const event of chat.push(read)) out.write(event);
+      const events = chat.push(read);
+      if (events.length > 0) out.write(events.join(''));
       if (read.finish !== null) finished = true;
     });
     engine.once('end', () => {

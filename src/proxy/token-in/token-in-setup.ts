@@ -1,7 +1,7 @@
 import { resolveFamily, familyNames } from '../../families/registry.js';
 import { UserError, errorMessage } from '../../util/errors.js';
 import { isRecord } from '../../util/is-record.js';
-import type { ForcedSampling, TokenInOptions, UpstreamKind } from '../types.js';
+import type { ForcedSampling, TokenInOptions, TransientPolicy, UpstreamKind } from '../types.js';
 
 export interface TokenInUpstream {
   url: string;
@@ -16,6 +16,7 @@ export interface TokenInSetup {
   kind: UpstreamKind;
   apiKey?: string;
   sampling?: ForcedSampling;
+  transient?: TransientPolicy;
   /** How the user spells the two settings, for errors: `model.token_in` or `--token-in`. */
   options: { tokenIn: string; tokenizer: string };
 }
@@ -59,7 +60,7 @@ export async function tokenInOptions(setup: TokenInSetup): Promise<TokenInOption
   for (const upstream of setup.upstreams) {
     maxModelLen = Math.min(maxModelLen, await probe(upstream, setup, family.stopTokenIds[0] as number));
   }
-  return { family, kind: setup.kind, sampling: setup.sampling, maxModelLen, sendConversation: sims.length > 0 };
+  return { family, kind: setup.kind, sampling: setup.sampling, maxModelLen, sendConversation: sims.length > 0, transient: setup.transient ?? 'keep' };
 }
 
 /** The engine's context length, after checking that it generates from a one-token prompt of ids. */

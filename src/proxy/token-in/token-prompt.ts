@@ -5,7 +5,7 @@ import type { ChatMessage, ToolSpec } from '../../families/types.js';
 import type { ChatRequestBody } from '../../engine-wire/chat-wire.js';
 import { errorMessage } from '../../util/errors.js';
 import { ProxyHttpError } from '../http/http-error.js';
-import type { ServedTurn } from './token-history.js';
+import type { ContinuedTurn } from './token-history.js';
 
 /**
  * The prompt ids of a token-in call. A call that continues a served turn gets that turn's prompt and
@@ -16,18 +16,18 @@ import type { ServedTurn } from './token-history.js';
 export function tokenPrompt(
   family: ModelFamily,
   request: ChatRequestBody,
-  turn: ServedTurn | undefined,
+  continued: ContinuedTurn | undefined,
   turnsCounted: boolean,
 ): { ids: number[]; continued: boolean; turnsEnded: number } {
   const messages = request.messages as ChatMessage[];
   const render = (list: readonly ChatMessage[], addGenerationPrompt: boolean): string => renderOrRefuse(family, request, list, addGenerationPrompt);
   const whole = render(messages, true);
   const turnsEnded = count(whole, family.endOfTurn);
-  if (turn) {
-    // the served answer is message `answerAt`; what the template writes after its end-of-turn token is new. Where a
-    // template ends each turn with one marker and opens the answer with none, the answer's is the one after the served render's.
-    const answerAt = turn.keys.length - 1;
-    const answerEnds = turnsCounted ? turn.turnsEnded + 1 : count(render(messages.slice(0, answerAt + 1), false), family.endOfTurn);
+  if (continued) {
+    const { turn, answerAt, transient } = continued;
+    // what the template writes after the answer's end-of-turn token is new. Where a template ends each turn with one
+    // marker and opens the answer with none, the answer's is the one after the served render's (less the messages left out).
+    const answerEnds = turnsCounted && transient === 0 ? turn.turnsEnded + 1 : count(render(messages.slice(0, answerAt + 1), false), family.endOfTurn);
     const boundary = afterNth(whole, family.endOfTurn, answerEnds);
     if (boundary >= 0) {
       const last = turn.completionIds[turn.completionIds.length - 1];

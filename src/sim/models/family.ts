@@ -7,7 +7,6 @@ import type { PolicyAnswer } from '../policies/types.js';
 import { SimHttpError } from '../sim-http-error.js';
 import { newToolCallId } from '../tool-call-id.js';
 import type { Completion, CompletionChunk, PromptRequest, SimModel } from './types.js';
-import { IncrementalDetokenizer } from '../../families/tokenizer/incremental-detokenizer.js';
 
 /**
  * A real model family's wire, as vLLM serves it: the prompt rendered by the family's own chat template and
@@ -82,7 +81,7 @@ function streamChunks(family: ModelFamily, ids: readonly number[], ctx: ReturnTy
   const parser = family.createStreamParser(ctx);
   const chunks: CompletionChunk[] = [];
   let pending: number[] = [];
-  const text = new IncrementalDetokenizer((piece) => family.decode(piece));
+  const text = family.streamDecoder();
   const emit = (deltas: StreamDelta[]): void => {
     const delta = chatDelta(deltas, newToolCallId);
     if (!delta) return;

@@ -89,6 +89,62 @@ describe.each(['qwen3', 'deepseek_v3'])('token-in under sim:oracle@%s', (name) =
     }
   });
 
+  /** OpenClaw's way: its runtime context as a last user message, sent once and left out of the next request. */
+  async function transientTurns(s: ProxySession, via: RunningProxy): Promise<{ second: any[] }> {
+    const context = (n: number): any => ({ role: 'user', content: [{ type: 'text', text: `<<<BEGIN_CONTEXT>>>\nActive sessions: ${n}\n<<<END_CONTEXT>>>` }] });
+    const base: any[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: INSTRUCTION },
+    ];
+    const answer = await turnVia(via, s, [...base, context(1)]);
+    expect(answer.tool_calls?.length).toBeGreaterThan(0);
+    const second = [
+      ...base,
+      { role: 'assistant', content: answer.content || null, tool_calls: answer.tool_calls },
+      { role: 'tool', tool_call_id: answer.tool_calls[0].id, content: 'done\n' },
+      context(2),
+    ];
+    await turnVia(via, s, second);
+    return { second };
+  }
+
+  async function turnVia(via: RunningProxy, s: ProxySession, messages: any[]): Promise<any> {
+    const body = { model: 'policy', messages, tools: [OPENAI_BASH], stream: false };
+    return (await postJson(`${via.url}/s/${s.secret}/v1/chat/completions`, body)).body.choices[0].message;
+  }
+
+  it('keeps a last user message the harness leaves out of its next request where the model saw it', async () => {
+    const s = session();
+    const { second } = await transientTurns(s, proxy);
+    const calls = (await sink.waitFor(sink.calls.length)).filter((c) => c.rolloutId === s.rolloutId);
+    expect(calls).toHaveLength(2);
+    const before = [...calls[0]!.promptTokenIds!, ...calls[0]!.completionTokenIds!];
+    const prompt = Array.from(calls[1]!.promptTokenIds!);
+    expect(prompt.slice(0, before.length)).toEqual(before);
+    expect(family.decode(before)).toContain('Active sessions: 1');
+    // after the answer: what the template writes for the tool result, the new context and the generation prompt
+    const tail = family.decode(prompt.slice(before.length));
+    const whole = family.renderPrompt(second as FamilyMessage[], [OPENAI_BASH] as ToolSpec[], { addGenerationPrompt: true });
+    expect(whole.endsWith(tail)).toBe(true);
+    expect(tail).toContain('done\n');
+    expect(tail).toContain('Active sessions: 2');
+  });
+
+  it('renders such a call as the harness sent it under transient: render', async () => {
+    const tokenIn = await tokenInOptions({ upstreams: [{ url: sim.url, sim: { family: name } }], kind: 'vllm', transient: 'render', options: OPTIONS });
+    const rendering = await startProxy({ upstreams: [{ url: sim.url, kind: 'vllm' }], sessions: { bySecret: (x) => sessions.get(x) }, sink, tokenIn });
+    try {
+      const s = session();
+      const { second } = await transientTurns(s, rendering);
+      const calls = (await sink.waitFor(sink.calls.length)).filter((c) => c.rolloutId === s.rolloutId);
+      const whole = family.renderPrompt(second as FamilyMessage[], [OPENAI_BASH] as ToolSpec[], { addGenerationPrompt: true });
+      expect(Array.from(calls.at(-1)!.promptTokenIds!)).toEqual(family.encode(whole));
+      expect(family.decode(Array.from(calls.at(-1)!.promptTokenIds!))).not.toContain('Active sessions: 1');
+    } finally {
+      await rendering.close();
+    }
+  });
+
   it('renders the whole conversation again when the harness edited its history', async () => {
     const s = session();
     const messages: any[] = [{ role: 'user', content: INSTRUCTION }];
