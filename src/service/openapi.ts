@@ -262,7 +262,7 @@ export const OPENAPI = {
           id: { type: 'string' },
           task_id: { type: 'string' },
           group: { type: 'string' },
-          status: { type: 'string', enum: ['queued', 'running', 'finished', 'error'] },
+          status: { type: 'string', enum: ['queued', 'running', 'finished', 'error', 'cancelled'] },
           reward: { type: ['number', 'null'] },
           error_type: { type: ['string', 'null'] },
           error_message: { type: ['string', 'null'] },

@@ -27,6 +27,11 @@ def _pause_body(retry_after_sec: float, mode: str, max_hold_sec: float | None) -
     return body
 
 
+# GET /v1/rollouts/:id `status` (the OpenAPI document's Rollout.status): live ones are polled again, ended ones are final.
+LIVE_STATUSES = ("queued", "running")
+ENDED_STATUSES = ("finished", "error", "cancelled")
+
+
 class RolloutFailed(RuntimeError):
     """The service answered with an error, or a rollout ended without a reward."""
 
@@ -79,8 +84,10 @@ class RolloutClient:
         while True:
             wait = max(1, min(self.poll_sec, deadline - time.monotonic()))
             view = self._call("GET", f"{path}?wait={int(wait)}", timeout=wait + 30)
-            if view["status"] in ("finished", "error"):
+            if view["status"] in ENDED_STATUSES:
                 return view
+            if view["status"] not in LIVE_STATUSES:
+                raise RolloutFailed(f"rollout {rollout_id}: unknown status {view['status']!r} (this client knows {LIVE_STATUSES + ENDED_STATUSES})")
             if time.monotonic() >= deadline:
                 raise RolloutFailed(f"rollout {rollout_id} still {view['status']} after {self.timeout_sec} s")
 
