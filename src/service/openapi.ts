@@ -267,6 +267,7 @@ export const OPENAPI = {
           error_type: { type: ['string', 'null'] },
           error_message: { type: ['string', 'null'] },
           attempts: { type: 'integer' },
+          restarts: { type: 'integer', description: 'times the service was killed while it ran and its restart ran it again' },
           weight_version: { type: ['string', 'integer', 'null'] },
           staleness: { type: ['integer', 'null'], description: 'weight updates between its first model call and its end' },
           stale: { type: 'boolean', description: 'staleness above max_staleness: samples left out unless include_stale' },
