@@ -398,6 +398,11 @@ export class RolloutService {
       };
       this.metrics.rolloutEnded(outcome, 0);
       void this.end(job, 'cancelled', outcome);
+    } else {
+      // stored at once: a service killed before the rollout has stopped does not run it again after its restart
+      void this.store.serviceJobs
+        .update(job.id, { status: 'cancelled', errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' })
+        .catch(() => undefined);
     }
     job.cancel.abort();
     return true;
