@@ -21,8 +21,7 @@ import type { RunNetwork, SandboxBackend } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
 import type { ServiceJobRecord } from '../store/service-jobs.js';
 import { acquireStoreLock } from '../store/store-lock.js';
-import { errorMessage, type ErrorType } from '../util/errors.js';
-import { UserError } from '../util/errors.js';
+import { errorMessage, UserError, type ErrorType } from '../util/errors.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { GroupView, RolloutRequest, RolloutState, RolloutView } from './types.js';
 
