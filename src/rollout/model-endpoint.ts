@@ -56,6 +56,7 @@ export async function startModelEndpoint(opts: {
   const simulated = model.upstream.startsWith('sim:');
   let upstreamUrl = model.upstream;
   let closeSim: (() => Promise<void>) | undefined;
+  let simWeights: ((version: string | undefined) => void) | undefined;
   if (simulated && model.replicas) {
     throw new UserError(
       `model.replicas needs model.upstream to be a server of the same model, not "${model.upstream}"`,
@@ -67,6 +68,7 @@ export async function startModelEndpoint(opts: {
     const replayAnswers = spec.kind === 'replay' ? await recordedAnswers(opts.store, spec.rolloutId) : undefined;
     const sim = await startSimServer({ policy: spec, tasks: opts.tasks, replayAnswers });
     closeSim = () => sim.close();
+    simWeights = (version) => sim.setWeightVersion(version);
     upstreamUrl = sim.url;
   } else if (!/^https?:\/\//.test(upstreamUrl)) {
     throw new UserError(
@@ -105,7 +107,11 @@ export async function startModelEndpoint(opts: {
       port: proxy.port,
       simulated,
       pause: async (retryAfterSec, hold) => void proxy.control.pause(retryAfterSec, hold),
-      resume: async (weightVersion) => void proxy.control.resume(weightVersion),
+      // the sim serves the new weights before the calls held meanwhile reach it
+      resume: async (weightVersion) => {
+        if (weightVersion !== undefined) simWeights?.(weightVersion);
+        proxy.control.resume(weightVersion);
+      },
       async drain(timeoutSec, retryAfterSec, hold) {
         const state = await proxy.control.drain(timeoutSec, retryAfterSec, hold);
         return { drained: state.drained, inFlight: state.in_flight, pendingRecords: state.pending_records };

@@ -19,7 +19,9 @@ import { ImageBuilder } from '../sandbox/docker/images.js';
 import { createBackend } from '../sandbox/registry.js';
 import type { RunNetwork, SandboxBackend } from '../sandbox/types.js';
 import { RECORD_LINGER_MS, STORE_FILE, Store } from '../store/store.js';
-import { UserError } from '../util/errors.js';
+import type { ServiceJobRecord } from '../store/service-jobs.js';
+import { acquireStoreLock } from '../store/store-lock.js';
+import { errorMessage, UserError, type ErrorType } from '../util/errors.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { GroupView, RolloutRequest, RolloutState, RolloutView } from './types.js';
 
@@ -42,6 +44,17 @@ export interface RolloutServiceOptions {
   backend?: SandboxBackend;
   extraCaFile?: string;
   samples?: SampleBuilder;
+  /** A new service run even when the store holds one a killed service left (by default that one carries on). */
+  fresh?: boolean;
+}
+
+/** How a service started: a new run, or the run a killed service left, carried on. */
+export interface ServiceStart {
+  resumed: boolean;
+  /** Of a resumed run: rollouts answered from the store, queued again, and run again after the kill. */
+  ended: number;
+  queued: number;
+  rerun: number;
 }
 
 interface Job {
@@ -54,6 +67,10 @@ interface Job {
   state: RolloutState;
   rolloutId: string | null;
   attempts: number;
+  /** The attempt number its next run starts at (after the attempts a killed service made). */
+  firstAttempt: number;
+  /** Times a killed service left it running and a restarted one ran it again. */
+  restarts: number;
   outcome: RolloutOutcome | null;
   done: Promise<void>;
   markDone: () => void;
@@ -81,7 +98,7 @@ export class RolloutService {
   /** While paused (pause or drain), the Retry-After harnesses are told; a proxy started meanwhile tells them the same. */
   private paused: { retryAfterSec?: number; hold?: HoldOptions } | null = null;
   /** The weight versions resumes named, in order: every proxy records the current one with the calls it serves. */
-  private readonly versions = new WeightVersions();
+  private readonly versions: WeightVersions;
   /** Starts the sandboxes of the next queued rollouts while earlier ones run (run.yaml `warm_pool`). */
   private readonly pool: WarmPool;
   private readonly metrics: ServiceMetrics;
@@ -93,7 +110,10 @@ export class RolloutService {
     private readonly backend: SandboxBackend,
     private readonly network: RunNetwork,
     private readonly images: TaskImages,
+    private readonly releaseLock: () => void,
+    named: readonly string[],
   ) {
+    this.versions = new WeightVersions(named);
     this.pool = new WarmPool(backend);
     this.metrics = new ServiceMetrics({
       rolloutsIn: (state) => {
@@ -105,18 +125,158 @@ export class RolloutService {
     });
   }
 
+  /** How this service started: `resumed` when it carries on the run of a service that was killed. */
+  started: ServiceStart = { resumed: false, ended: 0, queued: 0, rerun: 0 };
+
+  /**
+   * Opens the store (one process at a time: its lock) and carries on the run a killed service left in it
+   * (its containers reaped by their owner label), unless `fresh`; otherwise creates a new run.
+   */
   static async start(opts: RolloutServiceOptions): Promise<RolloutService> {
     const backend = opts.backend ?? (await createBackend(opts.base));
     await backend.check();
     if (opts.base.sandbox?.runtime) await backend.checkRuntime?.(opts.base.sandbox.runtime);
     await backend.reap();
     mkdirSync(opts.outputDir, { recursive: true });
-    const store = await Store.open(path.join(opts.outputDir, STORE_FILE), { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
-    const runId = `svc-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
-    await store.createRun(runId, { service: true, config: opts.base });
-    const network = await backend.prepareNetwork(runId, opts.base.network);
-    const images = new TaskImages(new ImageBuilder(backend.docker ?? new Docker(), { extraCaFile: opts.extraCaFile }));
-    return new RolloutService(opts, runId, store, backend, network, images);
+    const storeFile = path.join(opts.outputDir, STORE_FILE);
+    const releaseLock = acquireStoreLock(storeFile);
+    let store: Store | undefined;
+    try {
+      store = await Store.open(storeFile, { recordLingerMs: RECORD_LINGER_MS, callWriterThread: true });
+      const left = opts.fresh ? undefined : await store.serviceJobs.unfinishedServiceRun();
+      const runId = left ?? `svc-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(2).toString('hex')}`;
+      if (left) {
+        await backend.removeRun(left); // what the reaper left of the killed process's containers and network
+        await store.setRunStatus(left, 'running');
+      } else {
+        await store.createRun(runId, { service: true, config: opts.base });
+      }
+      const network = await backend.prepareNetwork(runId, opts.base.network);
+      const images = new TaskImages(new ImageBuilder(backend.docker ?? new Docker(), { extraCaFile: opts.extraCaFile }));
+      const named = left ? await store.serviceJobs.weightVersions(left) : [];
+      const service = new RolloutService(opts, runId, store, backend, network, images, releaseLock, named);
+      if (left) await service.carryOn(await store.serviceJobs.ofRun(left));
+      return service;
+    } catch (err) {
+      await store?.close().catch(() => undefined);
+      releaseLock();
+      throw err;
+    }
+  }
+
+  /**
+   * Takes back the jobs of a killed service's run: ended ones are answered from the store, queued ones queue
+   * again in their order, and those it was running run again as a new attempt, after the attempts it left
+   * (marked abandoned), so that no record of the killed attempt reaches the new one's samples.
+   */
+  private async carryOn(records: readonly ServiceJobRecord[]): Promise<void> {
+    const tasksOf = new Map<string, Task[] | Error>();
+    const interrupted: Job[] = [];
+    const queued: Job[] = [];
+    for (const record of records) {
+      const request = record.request as RolloutRequest;
+      this.nextSample.set(record.taskId, Math.max(this.nextSample.get(record.taskId) ?? 0, record.sampleIndex + 1));
+      let tasks = tasksOf.get(request.tasks);
+      if (!tasks) {
+        try {
+          tasks = loadTasks(request.tasks);
+        } catch (err) {
+          tasks = err as Error;
+        }
+        tasksOf.set(request.tasks, tasks);
+      }
+      const task = tasks instanceof Error ? undefined : tasks.find((t) => t.id === record.taskId);
+      const job = this.newJob(record.id, record.group, task ?? ({ id: record.taskId } as Task), record.sampleIndex, request);
+      job.attempts = record.attempts;
+      job.restarts = record.restarts;
+      job.rolloutId = record.rolloutId;
+      job.staleness = record.staleness;
+      job.stale = record.stale;
+      this.jobs.set(job.id, job);
+      if (!isLive(record.status)) {
+        job.state = record.status;
+        job.outcome = { reward: record.reward, errorType: record.errorType as ErrorType | null, errorMessage: record.errorMessage, beforeAgent: false };
+        job.markDone();
+        this.started.ended++;
+        continue;
+      }
+      if (!task) {
+        const why = tasks instanceof Error ? errorMessage(tasks) : `task ${record.taskId} is no longer in ${request.tasks}`;
+        await this.end(job, 'error', {
+          reward: null,
+          errorType: 'infrastructure',
+          errorMessage: `the restarted service cannot run it: ${why}`,
+          beforeAgent: true,
+        });
+        continue;
+      }
+      const last = await this.store.serviceJobs.abandonLiveAttempts(
+        this.runId,
+        record.taskId,
+        record.sampleIndex,
+        'the rollout service was killed while this attempt ran',
+      );
+      job.firstAttempt = last + 1;
+      job.attempts = last;
+      if (record.status === 'running') {
+        job.restarts++;
+        await this.store.serviceJobs.update(job.id, { status: 'queued', restarts: job.restarts, attempts: job.attempts });
+        interrupted.push(job);
+      } else queued.push(job);
+    }
+    this.queue.push(...interrupted, ...queued);
+    this.started = { resumed: true, ended: this.started.ended, queued: queued.length, rerun: interrupted.length };
+    this.pump();
+  }
+
+  private newJob(id: string, group: string, task: Task, sampleIndex: number, request: RolloutRequest): Job {
+    let markDone!: () => void;
+    const done = new Promise<void>((r) => (markDone = r));
+    return {
+      id,
+      group,
+      task,
+      sampleIndex,
+      config: this.configFor(request),
+      request,
+      state: 'queued',
+      rolloutId: null,
+      attempts: 0,
+      firstAttempt: 1,
+      restarts: 0,
+      outcome: null,
+      done,
+      markDone,
+      cancel: new AbortController(),
+    };
+  }
+
+  private configFor(request: RolloutRequest): RunConfig {
+    return {
+      ...this.opts.base,
+      harness: request.harness,
+      model: { upstream: request.upstream, replicas: request.replicas, name: request.model, kind: request.kind, sampling: request.sampling },
+      max_turns: request.max_turns ?? this.opts.base.max_turns,
+    };
+  }
+
+  /** A job's end, in memory and in the store. */
+  private async end(job: Job, state: 'finished' | 'error' | 'cancelled', outcome: RolloutOutcome): Promise<void> {
+    job.state = state;
+    job.outcome = outcome;
+    await this.store.serviceJobs
+      .update(job.id, {
+        status: state,
+        rolloutId: job.rolloutId,
+        attempts: job.attempts,
+        reward: outcome.reward,
+        errorType: outcome.errorType ?? null,
+        errorMessage: outcome.errorMessage ?? null,
+        staleness: job.staleness ?? null,
+        stale: job.stale ?? false,
+      })
+      .catch(() => undefined); // a store closed under it (the service stopping): the run's rows stay as they were
+    job.markDone();
   }
 
   /**
@@ -131,11 +291,15 @@ export class RolloutService {
       queued.cancel();
       throw err;
     }
-    queued.start();
+    await queued.start();
     return queued.result;
   }
 
-  private queueRequest(request: RolloutRequest): { result: { ids: string[]; groups: Record<string, string> }; start(): void; cancel(): void } {
+  private queueRequest(request: RolloutRequest): {
+    result: { ids: string[]; groups: Record<string, string> };
+    start(): Promise<void>;
+    cancel(): void;
+  } {
     const harness = getHarness(request.harness);
     if (harness.usesModel && this.network.mode === 'none') throw new UserError('the service runs with network "none": harnesses cannot reach the model');
     let tasks = loadTasks(request.tasks);
@@ -144,12 +308,6 @@ export class RolloutService {
       if (unknown.length) throw new UserError(`unknown task ids in ${request.tasks}: ${unknown.join(', ')}`);
       tasks = tasks.filter((t) => request.task_ids!.includes(t.id));
     }
-    const config: RunConfig = {
-      ...this.opts.base,
-      harness: request.harness,
-      model: { upstream: request.upstream, replicas: request.replicas, name: request.model, kind: request.kind, sampling: request.sampling },
-      max_turns: request.max_turns ?? this.opts.base.max_turns,
-    };
     const batch = randomBytes(3).toString('hex');
     const ids: string[] = [];
     const jobs: Job[] = [];
@@ -159,30 +317,19 @@ export class RolloutService {
       for (let i = 0; i < request.n; i++) {
         const sampleIndex = this.nextSample.get(task.id) ?? 0;
         this.nextSample.set(task.id, sampleIndex + 1);
-        let markDone!: () => void;
-        const done = new Promise<void>((r) => (markDone = r));
-        const job: Job = {
-          id: `${this.runId}.${task.id}.${sampleIndex}`,
-          group: groups[task.id]!,
-          task,
-          sampleIndex,
-          config,
-          request,
-          state: 'queued',
-          rolloutId: null,
-          attempts: 0,
-          outcome: null,
-          done,
-          markDone,
-          cancel: new AbortController(),
-        };
+        const job = this.newJob(`${this.runId}.${task.id}.${sampleIndex}`, groups[task.id]!, task, sampleIndex, request);
         jobs.push(job);
         ids.push(job.id);
       }
     }
     return {
       result: { ids, groups },
-      start: () => {
+      // stored before the 202: a rollout the trainer was told of survives the service
+      start: async () => {
+        const weightVersion = request.weight_version === undefined ? null : String(request.weight_version);
+        await this.store.serviceJobs.add(
+          jobs.map((j) => ({ id: j.id, runId: this.runId, group: j.group, taskId: j.task.id, sampleIndex: j.sampleIndex, request, weightVersion })),
+        );
         for (const job of jobs) {
           this.jobs.set(job.id, job);
           this.queue.push(job);
@@ -242,10 +389,19 @@ export class RolloutService {
     const queued = this.queue.indexOf(job);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
-      job.state = 'cancelled';
-      job.outcome = { reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts before it started', beforeAgent: true };
-      this.metrics.rolloutEnded(job.outcome, 0);
-      job.markDone();
+      const outcome: RolloutOutcome = {
+        reward: null,
+        errorType: 'cancelled',
+        errorMessage: 'cancelled by DELETE /v1/rollouts before it started',
+        beforeAgent: true,
+      };
+      this.metrics.rolloutEnded(outcome, 0);
+      void this.end(job, 'cancelled', outcome);
+    } else {
+      // stored at once: a service killed before the rollout has stopped does not run it again after its restart
+      void this.store.serviceJobs
+        .update(job.id, { status: 'cancelled', errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' })
+        .catch(() => undefined);
     }
     job.cancel.abort();
     return true;
@@ -261,6 +417,7 @@ export class RolloutService {
       error_type: job.outcome?.errorType ?? null,
       error_message: job.outcome?.errorMessage ?? null,
       attempts: job.attempts,
+      restarts: job.restarts,
       weight_version: job.request.weight_version ?? null,
       staleness: job.staleness ?? null,
       stale: job.stale ?? false,
@@ -305,7 +462,7 @@ export class RolloutService {
 
   /** Serves model calls again; `weightVersion` names the weights loaded, recorded from now on with every call. */
   async resume(weightVersion?: string): Promise<{ paused: false; weight_version: string | null }> {
-    if (weightVersion !== undefined) this.versions.name(weightVersion);
+    if (weightVersion !== undefined && this.versions.name(weightVersion)) await this.store.serviceJobs.addWeightVersion(this.runId, weightVersion);
     this.paused = null;
     const current = this.versions.current ?? undefined;
     for (const e of await this.startedEndpoints()) await e.resume(current);
@@ -321,6 +478,7 @@ export class RolloutService {
     await this.backend.releaseNetwork(this.network).catch(() => undefined);
     await this.store.setRunStatus(this.runId, 'finished').catch(() => undefined);
     await this.store.close();
+    this.releaseLock();
   }
 
   private pump(): void {
@@ -366,29 +524,31 @@ export class RolloutService {
   private async run(job: Job): Promise<void> {
     job.state = 'running';
     const started = performance.now();
+    let state: 'finished' | 'error' | 'cancelled' = 'error';
+    let outcome: RolloutOutcome = { reward: null, errorType: 'infrastructure', errorMessage: null, beforeAgent: true };
     try {
+      await this.store.serviceJobs.update(job.id, { status: 'running' });
       const harness = harnessFor(job.config);
       const endpoint = harness.usesModel ? await this.endpoint(job) : undefined;
       const deps = this.depsFor(job, harness, endpoint?.port);
-      const { rolloutId, outcome } = await runSlot(
+      const slot = await runSlot(
         deps,
-        { task: job.task, sampleIndex: job.sampleIndex, firstAttempt: 1 },
+        { task: job.task, sampleIndex: job.sampleIndex, firstAttempt: job.firstAttempt },
         job.config.retries.infrastructure,
         () => job.attempts++,
       );
       job.attempts++;
-      job.rolloutId = rolloutId;
-      job.outcome = job.cancel.signal.aborted
-        ? { ...outcome, reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' }
-        : outcome;
-      job.state = job.cancel.signal.aborted ? 'cancelled' : outcome.reward === null ? 'error' : 'finished';
-      if (job.state !== 'cancelled') await this.measureStaleness(job, rolloutId);
+      job.rolloutId = slot.rolloutId;
+      const cancelled = job.cancel.signal.aborted;
+      outcome = cancelled ? { ...slot.outcome, reward: null, errorType: 'cancelled', errorMessage: 'cancelled by DELETE /v1/rollouts' } : slot.outcome;
+      state = cancelled ? 'cancelled' : outcome.reward === null ? 'error' : 'finished';
+      if (!cancelled) await this.measureStaleness(job, slot.rolloutId);
     } catch (err) {
-      job.outcome = { reward: null, errorType: 'infrastructure', errorMessage: (err as Error).message, beforeAgent: true };
-      job.state = 'error';
+      outcome = { reward: null, errorType: 'infrastructure', errorMessage: (err as Error).message, beforeAgent: true };
+      state = 'error';
     } finally {
-      this.metrics.rolloutEnded(job.outcome ?? { reward: null, errorType: 'infrastructure' }, (performance.now() - started) / 1000);
-      job.markDone();
+      this.metrics.rolloutEnded(outcome, (performance.now() - started) / 1000);
+      await this.end(job, state, outcome);
     }
   }
 

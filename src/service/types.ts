@@ -40,6 +40,8 @@ export interface RolloutView {
   error_type: string | null;
   error_message: string | null;
   attempts: number;
+  /** Times the service was killed while it ran, and its restart ran it again (a new attempt). */
+  restarts: number;
   weight_version: string | number | null;
   /** Weight updates between its first policy call and its end; null when not measured (no call, or still live). */
   staleness: number | null;

@@ -4,15 +4,22 @@
  * Versions are opaque labels: only their order counts. Null is the weights served before any resume named one.
  */
 export class WeightVersions {
-  private readonly order: (string | null)[] = [null];
+  private readonly order: (string | null)[];
+
+  /** `named`: the versions resumes named before, in order (a service started again on its store). */
+  constructor(named: readonly string[] = []) {
+    this.order = [null, ...named];
+  }
 
   get current(): string | null {
     return this.order[this.order.length - 1]!;
   }
 
-  /** The weights now served; naming the current one again is no update. */
-  name(version: string): void {
-    if (version !== this.current) this.order.push(version);
+  /** The weights now served; naming the current one again is no update (false). */
+  name(version: string): boolean {
+    if (version === this.current) return false;
+    this.order.push(version);
+    return true;
   }
 
   /** Updates since `version` was last named; null for a version this service never served. */

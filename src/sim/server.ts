@@ -61,6 +61,8 @@ export interface SimServer {
   url: string;
   /** The served model id. */
   model: string;
+  /** The weights it serves from now on: the oracle's answers depend on them (as a trained policy's would). */
+  setWeightVersion(version: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -73,16 +75,21 @@ export function buildSimApp(options: SimServerOptions): FastifyInstance {
 }
 
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
-  const { app, model } = buildApp(options);
+  const { app, model, weights } = buildApp(options);
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${urlHost}:${port}/v1`, model, close: () => app.close() };
+  return {
+    url: `http://${urlHost}:${port}/v1`,
+    model,
+    setWeightVersion: (version) => (weights.version = version),
+    close: () => app.close(),
+  };
 }
 
-function buildApp(options: SimServerOptions): { app: FastifyInstance; model: string } {
+function buildApp(options: SimServerOptions): { app: FastifyInstance; model: string; weights: { version?: string } } {
   const policy = 'respond' in options.policy ? options.policy : createPolicy(options.policy, options.replayAnswers);
   const model = options.modelName ?? `sim-${policy.name.replace(/[^A-Za-z0-9._-]/g, '-')}`;
   const family = options.family ?? ('respond' in options.policy ? undefined : options.policy.family);
@@ -91,6 +98,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
   const engine = enginePace(options);
   const resolveTask = createTaskResolver(options.tasks ?? []);
   const started = Math.floor(Date.now() / 1000);
+  const weights: { version?: string } = {};
 
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
@@ -151,7 +159,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
     }
   });
 
-  completionsRoute(app, { sim, policy, model, maxModelLen, engine, resolveTask });
+  completionsRoute(app, { sim, policy, model, maxModelLen, engine, resolveTask, weights });
 
   app.post('/v1/chat/completions', async (httpRequest, reply) => {
     const request = parseChatRequest(httpRequest.body);
@@ -169,7 +177,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
     checkContextLength(promptIds.length, maxTokens, maxModelLen, 'messages');
     const rolloutId = headerValue(httpRequest, ROLLOUT_HEADER);
     const task = policy.needsTask ? resolveTask(headerValue(httpRequest, TASK_HEADER), request.messages) : undefined;
-    const answer = policy.respond(request, { task, rolloutId });
+    const answer = policy.respond(request, { task, rolloutId, weightVersion: weights.version });
     const input: ResponseInput = {
       id: newCompletionId(),
       created: Math.floor(Date.now() / 1000),
@@ -195,7 +203,7 @@ function buildApp(options: SimServerOptions): { app: FastifyInstance; model: str
     return reply.send(Readable.from(afterPrefill(input, engine, prefillMs, chatCompletionEvents)));
   });
 
-  return { app, model };
+  return { app, model, weights };
 }
 
 /** Fastify's own 4xx (body parsing, size): a message a harness author can act on, and a short code. */

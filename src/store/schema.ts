@@ -187,6 +187,41 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE rollouts ADD COLUMN staleness INTEGER;
   ALTER TABLE rollouts ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
   `,
+  // The rollout service's submitted rollouts and the weight versions it served, so that a service killed
+  // and started again on the same store carries on (service-jobs.ts). A job's rollout_id is the attempt
+  // (rollouts.id) its result comes from; seq is the order of submission, the queue's order.
+  `
+  CREATE TABLE service_jobs (
+    id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,
+    group_uid TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    sample_index INTEGER NOT NULL,
+    request TEXT NOT NULL,
+    status TEXT NOT NULL,
+    weight_version TEXT,
+    rollout_id TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    restarts INTEGER NOT NULL DEFAULT 0,
+    reward REAL,
+    error_type TEXT,
+    error_message TEXT,
+    staleness INTEGER,
+    stale INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    UNIQUE (run_id, task_id, sample_index)
+  );
+  CREATE INDEX service_jobs_run ON service_jobs(run_id, seq);
+  CREATE INDEX service_jobs_group ON service_jobs(group_uid);
+  CREATE TABLE service_weight_versions (
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    ord INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    PRIMARY KEY (run_id, ord)
+  );
+  `,
 ];
 
 /**

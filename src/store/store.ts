@@ -20,6 +20,7 @@ import { CallWriter, type CallWriting } from './call-writer.js';
 import { PromptRebuilder } from './prompt-delta.js';
 import { isWordChar, RequestRebuilder, type StoredRequest } from './request-delta.js';
 import { MIGRATIONS } from './schema.js';
+import { ServiceJobs } from './service-jobs.js';
 import { CONNECTION_PRAGMAS, SqliteDb } from './sqlite.js';
 import type { RecordedCall } from '../records/call.js';
 import type { RolloutStatus } from '../records/rollout.js';
@@ -132,12 +133,16 @@ export const STORE_FILE = 'openforge.db';
 /** The run store: one SQLite file (WAL) per run folder holding runs, rollouts, model calls and events. */
 export class Store {
   private readonly lostCalls = new Map<string, { seq: number; error: string }[]>();
+  /** The rollout service's submitted rollouts and served weight versions. */
+  readonly serviceJobs: ServiceJobs;
 
   private constructor(
     private readonly db: SqliteDb,
     readonly file: string,
     private readonly calls: CallWriting,
-  ) {}
+  ) {
+    this.serviceJobs = new ServiceJobs(db);
+  }
 
   static async open(file: string, options: StoreOptions = {}): Promise<Store> {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });

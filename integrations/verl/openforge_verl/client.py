@@ -27,6 +27,11 @@ def _pause_body(retry_after_sec: float, mode: str, max_hold_sec: float | None) -
     return body
 
 
+# GET /v1/rollouts/:id `status` (the OpenAPI document's Rollout.status): live ones are polled again, ended ones are final.
+LIVE_STATUSES = ("queued", "running")
+ENDED_STATUSES = ("finished", "error", "cancelled")
+
+
 class RolloutFailed(RuntimeError):
     """The service answered with an error, or a rollout ended without a reward."""
 
@@ -79,10 +84,29 @@ class RolloutClient:
         while True:
             wait = max(1, min(self.poll_sec, deadline - time.monotonic()))
             view = self._call("GET", f"{path}?wait={int(wait)}", timeout=wait + 30)
-            if view["status"] in ("finished", "error"):
+            if view["status"] in ENDED_STATUSES:
                 return view
+            if view["status"] not in LIVE_STATUSES:
+                raise RolloutFailed(f"rollout {rollout_id}: unknown status {view['status']!r} (this client knows {LIVE_STATUSES + ENDED_STATUSES})")
             if time.monotonic() >= deadline:
                 raise RolloutFailed(f"rollout {rollout_id} still {view['status']} after {self.timeout_sec} s")
+
+    def rollout(self, rollout_id: str, wait_sec: float = 0, include_stale: bool = False) -> dict:
+        """GET /v1/rollouts/:id once (long-polling up to ``wait_sec``); ``include_stale`` asks for a stale rollout's samples."""
+        query = f"?wait={int(wait_sec)}" + ("&include_stale=true" if include_stale else "")
+        return self._call("GET", "/v1/rollouts/" + urllib.parse.quote(rollout_id, safe="") + query, timeout=wait_sec + 30)
+
+    def wait_group(self, group: str) -> dict:
+        """Long-polls GET /v1/groups/:uid until every rollout of the group has ended; returns the group's view."""
+        deadline = time.monotonic() + self.timeout_sec
+        path = "/v1/groups/" + urllib.parse.quote(group, safe="")
+        while True:
+            wait = max(1, min(self.poll_sec, deadline - time.monotonic()))
+            view = self._call("GET", f"{path}?wait={int(wait)}", timeout=wait + 30)
+            if view["ended"]:
+                return view
+            if time.monotonic() >= deadline:
+                raise RolloutFailed(f"group {group} not ended after {self.timeout_sec} s")
 
     def pause(self, retry_after_sec: float = 5, mode: str = "refuse", max_hold_sec: float | None = None) -> dict:
         """``mode="hold"`` keeps new model calls waiting (each at most ``max_hold_sec``) instead of refusing them."""

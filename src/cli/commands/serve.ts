@@ -15,6 +15,7 @@ interface ServeOptions {
   tokenFile?: string;
   tasksRoot?: string[];
   allowUpstream?: string[];
+  fresh?: boolean;
 }
 
 export function serveCommand(): Command {
@@ -40,6 +41,7 @@ export function serveCommand(): Command {
       `an upstream requests may name, * matching anything (repeatable; default: ${DEFAULT_ALLOWED_UPSTREAMS.join(' ')})`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option('--fresh', 'start a new service run even when the store holds one a killed service left (by default that one carries on)')
     .action(async (opts: ServeOptions) => {
       // loaded on use: `--help` needs none of it
       const [{ buildServiceApp }, { RolloutService }, { samplesForService }] = await Promise.all([
@@ -61,6 +63,7 @@ export function serveCommand(): Command {
         base: loaded.config,
         extraCaFile: opts.extraCa ?? process.env.OPENFORGE_EXTRA_CA,
         samples: samplesForService,
+        fresh: opts.fresh,
       });
       const app = buildServiceApp(service, access);
       await app.listen({ host: opts.host, port: opts.port });
@@ -73,6 +76,12 @@ export function serveCommand(): Command {
         const file = path.join(path.resolve(opts.output), 'service-token');
         writeFileSync(file, `${token}\n`, { mode: 0o600 });
         process.stderr.write(`openforge serve: token ${token} (also in ${file}); every route but /health needs Authorization: Bearer <token>\n`);
+      }
+      const { started } = service;
+      if (started.resumed) {
+        process.stderr.write(
+          `openforge serve: carrying on run ${service.runId} a killed service left: ${started.ended} ended rollouts answered from the store, ${started.queued} queued, ${started.rerun} run again\n`,
+        );
       }
       let closing = false;
       const shutdown = async () => {

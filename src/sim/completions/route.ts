@@ -17,6 +17,8 @@ interface CompletionsDeps {
   maxModelLen: number;
   engine: EnginePace;
   resolveTask: TaskResolver;
+  /** The weight version the sim serves (SimServer.setWeightVersion). */
+  weights?: { version?: string };
 }
 
 /**
@@ -31,7 +33,7 @@ export function completionsRoute(app: FastifyInstance, deps: CompletionsDeps): v
     const maxTokens = request.max_tokens ?? undefined;
     checkContextLength(promptIds.length, maxTokens, deps.maxModelLen, 'prompt');
     const task = deps.policy.needsTask ? deps.resolveTask(headerValue(httpRequest, TASK_HEADER), chat.messages) : undefined;
-    const answer = deps.policy.respond(chat, { task, rolloutId: headerValue(httpRequest, ROLLOUT_HEADER) });
+    const answer = deps.policy.respond(chat, { task, rolloutId: headerValue(httpRequest, ROLLOUT_HEADER), weightVersion: deps.weights?.version });
     const input: CompletionsAnswer = {
       id: newCompletionsId(),
       created: Math.floor(Date.now() / 1000),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Task } from '../../config/task.js';
 import type { ChatRequest } from '../chat-request.js';
 import { readReferenceActions, ReferenceActionsError, toComputerCalls } from './computer-actions.js';
@@ -14,14 +15,29 @@ import type { Policy, PolicyAnswer } from './types.js';
  * the policy itself keeps no state.
  */
 export function createOraclePolicy(): Policy {
-  return { name: 'oracle', needsTask: true, respond: (request, ctx) => oracleAnswer(request, ctx.task) };
+  return { name: 'oracle', needsTask: true, respond: (request, ctx) => oracleAnswer(request, ctx.task, ctx.weightVersion) };
 }
 
-export function oracleAnswer(request: ChatRequest, task: Task | undefined): PolicyAnswer {
+/**
+ * The closing words of a solved task. Under named weights they name them, in one of a few phrasings chosen by
+ * the version: every version answers correctly and the same version always alike, yet a weight update shows in
+ * the recorded answers, as a trained policy's would.
+ */
+export function doneText(summary: string, weightVersion: string | undefined): string {
+  if (weightVersion === undefined) return `Done: ${summary}.`;
+  const phrasings = [
+    `Done (weights ${weightVersion}): ${summary}.`,
+    `Finished (weights ${weightVersion}): ${summary}.`,
+    `Complete (weights ${weightVersion}): ${summary}.`,
+  ];
+  return phrasings[createHash('sha256').update(weightVersion).digest()[0]! % phrasings.length]!;
+}
+
+export function oracleAnswer(request: ChatRequest, task: Task | undefined, weightVersion?: string): PolicyAnswer {
   if (!task) return textAnswer('I cannot act as the oracle: no task was named for this conversation.');
   const computer = request.tool_choice === 'none' ? undefined : findComputerTool(request.tools);
   if (computer) {
-    const answer = computerAnswer(request, task, computer);
+    const answer = computerAnswer(request, task, computer, weightVersion);
     if (answer) return answer;
   }
   const steps = readSolutionSteps(task);
@@ -35,13 +51,13 @@ export function oracleAnswer(request: ChatRequest, task: Task | undefined): Poli
   }
   const done = countToolCalls(request, tool.name);
   const step = steps[done];
-  if (!step) return textAnswer(`Done: ran the ${steps.length} step(s) of the reference solution of task ${task.id}.`);
+  if (!step) return textAnswer(doneText(`ran the ${steps.length} step(s) of the reference solution of task ${task.id}`, weightVersion));
   const description = `Step ${done + 1}/${steps.length} of the reference solution${step.label ? `: ${step.label}` : ''}`;
   return { content: null, toolCalls: [{ name: tool.name, arguments: shellToolArguments(tool, step.command, description) }] };
 }
 
 /** The next reference action as a computer-tool call, or the final answer; undefined when the task has no actions.json. */
-function computerAnswer(request: ChatRequest, task: Task, tool: ComputerTool): PolicyAnswer | undefined {
+function computerAnswer(request: ChatRequest, task: Task, tool: ComputerTool, weightVersion: string | undefined): PolicyAnswer | undefined {
   let script;
   try {
     const actions = readReferenceActions(task);
@@ -53,7 +69,7 @@ function computerAnswer(request: ChatRequest, task: Task, tool: ComputerTool): P
   }
   const done = countToolCalls(request, tool.name);
   const call = script.calls[done];
-  if (!call) return textAnswer(script.finalAnswer || `Done: performed the ${script.calls.length} reference action(s) of task ${task.id}.`);
+  if (!call) return textAnswer(script.finalAnswer || doneText(`performed the ${script.calls.length} reference action(s) of task ${task.id}`, weightVersion));
   return { content: null, toolCalls: [{ name: tool.name, arguments: JSON.stringify(call) }] };
 }
 

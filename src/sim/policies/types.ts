@@ -12,6 +12,8 @@ export interface PolicyAnswer {
 export interface PolicyContext {
   task?: Task;
   rolloutId?: string;
+  /** The weights the simulated engine serves (the service's last resume named them); undefined before any was named. */
+  weightVersion?: string;
 }
 
 export interface Policy {

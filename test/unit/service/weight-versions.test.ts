@@ -20,4 +20,14 @@ describe('weight versions a service has served', () => {
     expect(versions.behind('a')).toBe(1);
     expect(versions.behind('b')).toBe(2);
   });
+
+  it('carries on from the versions a killed service stored, and says which naming was an update', () => {
+    const versions = new WeightVersions(['1', '2']);
+    expect(versions.current).toBe('2');
+    expect(versions.behind('1')).toBe(1);
+    expect(versions.behind(null)).toBe(2);
+    expect(versions.name('2')).toBe(false);
+    expect(versions.name('3')).toBe(true);
+    expect(versions.behind('1')).toBe(2);
+  });
 });
