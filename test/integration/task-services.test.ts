@@ -9,22 +9,24 @@ import { validateTasks, type TaskValidation } from '../../src/rollout/validate.j
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { LABEL_SERVICE } from '../../src/sandbox/docker/services.js';
+import { harnessLayer } from '../helpers/harness.js';
 import { explain, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 
 /**
  * A task with a mock service (environment/docker-compose.yaml): the service is built and started beside each
- * rollout container in its network namespace, the agent reaches it by name, and the grader reads the audit log
- * OpenForge fetched from it after the agent ended.
+ * rollout container in its network namespace, the agent (forge-agent, and Codex as a real harness) reaches it by
+ * name, and the grader reads the audit log OpenForge fetched from it after the agent ended.
  */
 const TASK = path.resolve('test/fixtures/service-tasks/order-api');
 const docker = new Docker();
 
 let validation: TaskValidation[] = [];
-let agentRun: HarnessRolloutRecord[] = [];
+const agentRuns: Record<string, HarnessRolloutRecord[]> = {};
 
 beforeAll(async () => {
   validation = await validateTasks(TASK, { concurrency: 1 });
-  agentRun = (await runHarness('forge-agent', [TASK], { concurrency: 1 })).rollouts;
+  await harnessLayer('codex');
+  for (const harness of ['forge-agent', 'codex']) agentRuns[harness] = (await runHarness(harness, [TASK], { concurrency: 1 })).rollouts;
 }, 900_000);
 
 describe('a task with a mock service', () => {
@@ -32,8 +34,8 @@ describe('a task with a mock service', () => {
     expect(validation).toEqual([{ taskId: 'order-api', oracleReward: 1, nopReward: 0, ok: true, problem: null }]);
   });
 
-  it("runs under sim:oracle with forge-agent, graded from the service's audit log, kept with its log in the artifacts", () => {
-    const [r] = agentRun;
+  it.each(['forge-agent', 'codex'])("runs under sim:oracle with %s, graded from the service's audit log, kept with its log in the artifacts", (harness) => {
+    const [r] = agentRuns[harness]!;
     expect(r!.reward, explain(r!)).toBe(1);
     const audit = JSON.parse(readFileSync(path.join(r!.artifacts, 'services', 'orders', 'audit.json'), 'utf8'));
     expect(audit.calls).toEqual([{ endpoint: '/orders', request_body: { item: 'widget', qty: 3 }, status: 201 }]);
