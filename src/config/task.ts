@@ -4,6 +4,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { UserError } from '../util/errors.js';
 import { formatIssues } from './zod-errors.js';
+import { loadTaskServices, type TaskService } from './task-services.js';
 
 /** The viewport a browser task runs at, in CSS pixels (the screenshot's size). */
 const ViewportSchema = z.strictObject({
@@ -110,6 +111,8 @@ export interface Task {
   environmentDir?: string;
   testsDir: string;
   solutionDir?: string;
+  /** Services run beside each rollout container (environment/docker-compose.yaml); none when absent. */
+  services?: TaskService[];
 }
 
 /**
@@ -170,6 +173,7 @@ export function loadTask(dir: string): Task {
     instruction: readFileSync(instructionPath, 'utf8'),
     config: parsed.data,
     environmentDir: existsSync(environmentDir) ? environmentDir : undefined,
+    services: loadTaskServices(existsSync(environmentDir) ? environmentDir : undefined),
     testsDir,
     solutionDir: existsSync(path.join(solutionDir, 'solve.sh')) ? solutionDir : undefined,
   };
@@ -211,13 +215,17 @@ export function benchmarkOf(task: Task): string | undefined {
   }
 }
 
-/** What of the internet a task asks for that a run on `network` does not give it, as a line for the run's output. */
-export function internetNotGiven(task: Task, network: string): string | undefined {
-  if (network === 'public') return undefined;
+/**
+ * What of the internet a task asks for that a run on `network` does not give it, as a line for the run's
+ * output. A backend that `grants` it gives each such rollout its own egress on a proxy-only network.
+ */
+export function internetNotGiven(task: Task, network: string, grants = false): string | undefined {
+  if (network === 'public' || (network === 'proxy-only' && grants)) return undefined;
   const wants = [
     task.config.environment.allow_internet && '[environment] allow_internet',
     task.config.verifier.allow_internet && '[verifier] allow_internet',
   ].filter(Boolean);
   if (!wants.length) return undefined;
-  return `task ${task.id} asks for the internet (${wants.join(', ')} = true), but this run's network is ${network}: it runs without (network: public gives every rollout the internet)`;
+  const fix = network === 'none' ? 'network: proxy-only gives it to such rollouts alone' : 'network: public gives every rollout the internet';
+  return `task ${task.id} asks for the internet (${wants.join(', ')} = true), but this run's network is ${network}: it runs without (${fix})`;
 }

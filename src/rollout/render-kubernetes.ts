@@ -45,6 +45,12 @@ export function renderRun(loaded: LoadedRunConfig, runId = 'run-rendered'): Kube
     runNetworkPolicy({ runId, namespace: settings.namespace, mode: config.network, proxy, ownerReference }),
   ];
   for (const task of tasks) {
+    if (task.services?.length) {
+      throw new UserError(
+        `task ${task.id} declares services (environment/docker-compose.yaml), which a rendered pod does not run`,
+        'run it with backend: docker',
+      );
+    }
     const image = builder.taskImageTag(task);
     for (let i = 0; i < config.rollouts_per_task; i++) {
       const rolloutId = `${runId}.${task.id}.${i}.1`;

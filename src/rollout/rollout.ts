@@ -9,7 +9,7 @@ import { CommandNotStartedError } from '../sandbox/command-not-started.js';
 import { CopyLimitError } from '../sandbox/copy-limit.js';
 import { readTree } from '../sandbox/docker/archive.js';
 import { tarOfFiles } from '../sandbox/exec-files.js';
-import type { CopyLimits, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import type { CopyLimits, FileToWrite, RunNetwork, Sandbox, SandboxBackend, SandboxSpec, ServiceContainerSpec, VolumeMount } from '../sandbox/types.js';
 import { TRUSTED_BUSYBOX } from '../sandbox/verifier-tools.js';
 import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
@@ -22,7 +22,15 @@ import { networkFailureIn } from './verifier-network.js';
 import type { JudgeAccess } from './judge-endpoint.js';
 import { atifTrajectory } from '../trajectory/atif.js';
 import { harnessVersion } from '../harness/layer.js';
-import { AGENT_PROCESSES_LEFT, GRADER_SETUP_FAILED, PRINT_AGENT_START, agentStartTicks, graderTimedOut, sealedGraderCommand } from './sealed-grader.js';
+import {
+  AGENT_PROCESSES_LEFT,
+  GRADER_SETUP_FAILED,
+  PRINT_AGENT_START,
+  agentKillCommand,
+  agentStartTicks,
+  graderTimedOut,
+  sealedGraderCommand,
+} from './sealed-grader.js';
 import type { SessionRegistry } from './sessions.js';
 
 export interface RolloutDeps {
@@ -34,6 +42,8 @@ export interface RolloutDeps {
   taskImage(task: Task): Promise<string>;
   /** Where the task's agent starts and grader runs in that image; `[environment] workdir`, else /workspace, when absent. */
   taskWorkdir?(task: Task, image: string): Promise<string>;
+  /** The containers of a task's services, their images built when needed; none when absent. */
+  taskServices?(task: Task): Promise<ServiceContainerSpec[]>;
   /** The run's judge (judge: in run.yaml): opened for each rollout's verifier phase alone. */
   judge?: { open(rolloutId: string, artifactsDir: string): JudgeAccess };
   /** Resolves (building when needed) the volumes the harness needs mounted, e.g. its install layer. */
@@ -71,6 +81,7 @@ export function sandboxSpecFor(
   image: string,
   mounts: VolumeMount[],
   workdir: string,
+  services?: ServiceContainerSpec[],
 ): SandboxSpec {
   return rolloutSandboxSpec({
     runId: deps.runId,
@@ -83,10 +94,14 @@ export function sandboxSpecFor(
     mounts,
     network: deps.network,
     keepSec: deps.keepContainerSec,
+    services,
   });
 }
 
-type WarmDeps = Pick<RolloutDeps, 'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'taskWorkdir' | 'volumeMounts' | 'signal'>;
+type WarmDeps = Pick<
+  RolloutDeps,
+  'runId' | 'config' | 'harness' | 'network' | 'keepContainerSec' | 'taskImage' | 'taskWorkdir' | 'taskServices' | 'volumeMounts' | 'signal'
+>;
 
 /** Where a rollout of `task` in `image` works: the agent's start and the grader's working directory. */
 export function workdirFor(deps: Pick<RolloutDeps, 'taskWorkdir'>, task: Task, image: string): Promise<string> {
@@ -96,9 +111,9 @@ export function workdirFor(deps: Pick<RolloutDeps, 'taskWorkdir'>, task: Task, i
 /** Has the warm pool start the sandbox a queued rollout of `task` will ask for; a failure is that rollout's to report. */
 export async function warmSandboxFor(pool: WarmPool, deps: WarmDeps, task: Task): Promise<void> {
   try {
-    const [image, mounts] = await Promise.all([deps.taskImage(task), deps.volumeMounts?.() ?? []]);
+    const [image, mounts, services] = await Promise.all([deps.taskImage(task), deps.volumeMounts?.() ?? [], deps.taskServices?.(task) ?? []]);
     const workdir = await workdirFor(deps, task, image);
-    if (!deps.signal.aborted) pool.warm(sandboxSpecFor(deps, task, 'warm', image, mounts, workdir));
+    if (!deps.signal.aborted) pool.warm(sandboxSpecFor(deps, task, 'warm', image, mounts, workdir, services));
   } catch {
     // the rollout's own image phase reports it
   }
@@ -172,6 +187,9 @@ class RolloutTrial {
   private agentStartTicks: number | undefined;
   /** Where the agent starts and the grader runs (the image's WORKDIR or `[environment] workdir`). */
   private workdir = DEFAULT_WORKDIR;
+  private services: ServiceContainerSpec[] = [];
+  /** What of the internet the sandbox was created to have (its spec's `internet`). */
+  private sandboxInternet: SandboxSpec['internet'];
 
   constructor(
     private readonly deps: RolloutDeps,
@@ -216,9 +234,14 @@ class RolloutTrial {
   /** image: the task's image and the harness's volumes, built when missing. */
   private async image(): Promise<{ image: string; mounts: VolumeMount[] }> {
     const [image, mounts] = await this.timed('image', this.task.config.environment.build_timeout_sec, 'build', async () => {
-      const both = await Promise.all([this.deps.taskImage(this.task), this.deps.volumeMounts?.() ?? []]);
-      this.workdir = await workdirFor(this.deps, this.task, both[0]);
-      return both;
+      const [image, mounts, services] = await Promise.all([
+        this.deps.taskImage(this.task),
+        this.deps.volumeMounts?.() ?? [],
+        this.deps.taskServices?.(this.task) ?? [],
+      ]);
+      this.workdir = await workdirFor(this.deps, this.task, image);
+      this.services = services;
+      return [image, mounts] as const;
     });
     return { image, mounts };
   }
@@ -226,9 +249,9 @@ class RolloutTrial {
   /** start: the sandbox, from the warm pool or created now. */
   private async start(image: string, mounts: VolumeMount[]): Promise<Sandbox> {
     const { deps, slot } = this;
-    const box = await this.timed('start', deps.config.timeouts.start_sec, 'infrastructure', () =>
-      deps.backend.create(sandboxSpecFor(deps, this.task, slot.rolloutId, image, mounts, this.workdir)),
-    );
+    const spec = sandboxSpecFor(deps, this.task, slot.rolloutId, image, mounts, this.workdir, this.services);
+    this.sandboxInternet = spec.internet;
+    const box = await this.timed('start', deps.config.timeouts.start_sec, 'infrastructure', () => deps.backend.create(spec));
     this.sandbox = box;
     await this.log('phase', `started container ${box.id.slice(0, 12)} from ${image}`);
     return box;
@@ -345,7 +368,12 @@ class RolloutTrial {
   private async verify(box: Sandbox): Promise<void> {
     const verifierSec = this.deps.config.timeouts.verifier_sec ?? this.task.config.verifier.timeout_sec;
     const verifyStarted = Date.now();
-    const tests = await tarOfFiles([...filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)), ...(await this.trajectoryFile())]);
+    const tests = await tarOfFiles([
+      ...filesOf(this.task.testsDir, '/tests', taskLinks(this.task, this.task.testsDir)),
+      ...(await this.trajectoryFile()),
+      ...(await this.serviceAudits(box)),
+    ]);
+    await this.verifierInternet(box);
     const judge = this.deps.judge?.open(this.slot.rolloutId, this.artifacts);
     const res = await box
       .exec(
@@ -397,6 +425,43 @@ class RolloutTrial {
   }
 
   /**
+   * `[verifier] allow_internet` on a proxy-only network: the agent's leftover processes are killed first (the
+   * grader kills again, finding none), then the sandbox is given public egress for the grader alone.
+   */
+  private async verifierInternet(box: Sandbox): Promise<void> {
+    if (!box.allowInternet || this.sandboxInternet !== 'verifier') return;
+    const killed = await box.exec(agentKillCommand(this.agentStartTicks), { timeoutSec: 30, timeoutBy: null });
+    if (killed.exitCode !== 0)
+      throw new RolloutError('infrastructure', `the agent's processes could not be stopped before the grader: ${killed.stderr.trim().slice(-300)}`);
+    await box.allowInternet();
+    await this.log('verifier', 'the grader has the internet ([verifier] allow_internet)');
+  }
+
+  /**
+   * Each service's audit log (`x-openforge-audit`), fetched now that the agent is done, through the verifier's
+   * own wget in the rollout's namespace: put in with the tests at /logs/services/<name>/audit.json (after the
+   * agent's leftover processes are killed, so none can replace it) and kept with the artifacts.
+   */
+  private async serviceAudits(box: Sandbox): Promise<FileToWrite[]> {
+    const files: FileToWrite[] = [];
+    for (const service of this.task.services ?? []) {
+      if (!service.auditUrl) continue;
+      const res = await box.exec([TRUSTED_BUSYBOX, 'wget', '-q', '-O', '-', service.auditUrl], { timeoutSec: 30 });
+      if (res.exitCode !== 0) {
+        throw new RolloutError(
+          'infrastructure',
+          `the audit log of the task's service ${service.name} could not be fetched from ${service.auditUrl}: ${res.stderr.trim().slice(-300) || `wget exited ${res.exitCode}`}`,
+        );
+      }
+      const dir = path.join(this.artifacts, 'services', service.name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'audit.json'), res.stdout);
+      files.push({ path: `/logs/services/${service.name}/audit.json`, content: res.stdout });
+    }
+    return files;
+  }
+
+  /**
    * A grader that scored 0 (or nothing) because it could not reach the internet it fetches its tools from
    * has graded nothing: that is the verifier's infrastructure failing, not the agent's reward.
    */
@@ -419,6 +484,10 @@ class RolloutTrial {
         await this.copyOut(box, '/logs/agent', this.artifacts, undefined);
         for (const p of this.deps.harness.transcriptPaths.filter((p) => !p.startsWith('/logs/')))
           await this.copyOut(box, p, path.join(this.artifacts, 'agent', 'transcript'), undefined);
+        for (const [name, text] of Object.entries((await box.serviceLogs?.()) ?? {})) {
+          mkdirSync(path.join(this.artifacts, 'services', name), { recursive: true });
+          writeFileSync(path.join(this.artifacts, 'services', name, 'log.txt'), text);
+        }
       });
       return true;
     } catch (err) {

@@ -77,6 +77,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
   const images = new TaskImages(new ImageBuilder(docker, { extraCaFile: options.extraCaFile, onLog: options.onLog }));
   await backend.check();
   await refuseUnenforcedStorage(backend, tasks);
+  refuseUnrunServices(backend, tasks);
   if (config.sandbox?.runtime) await backend.checkRuntime?.(config.sandbox.runtime);
   await backend.reap();
 
@@ -143,7 +144,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       if (options.proxyAdminToken) options.onLog?.(`proxy metrics: http://127.0.0.1:${endpoint.port}/metrics (Authorization: Bearer <the admin token>)`);
     }
     for (const task of tasks) {
-      const note = internetNotGiven(task, config.network);
+      const note = internetNotGiven(task, config.network, backend.grantsInternet);
       if (note) options.onLog?.(note);
     }
     let judge: JudgeEndpoint | undefined;
@@ -177,6 +178,7 @@ export async function executeRun(loaded: LoadedRunConfig, options: RunOptions = 
       signal,
       taskImage: (task) => images.get(task),
       taskWorkdir: (task, image) => images.workdir(task, image),
+      taskServices: (task) => images.services(task),
       judge,
       volumeMounts: () => images.mounts(harness),
       proxyPort: endpoint?.port,
@@ -273,6 +275,16 @@ async function runPool<T>(items: T[], limit: number, fn: (item: T) => Promise<vo
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** A task whose services a backend cannot start is refused before anything starts, not run without them. */
+function refuseUnrunServices(backend: SandboxBackend, tasks: readonly Task[]): void {
+  const withServices = tasks.filter((t) => t.services?.length);
+  if (withServices.length === 0 || backend.runsServices) return;
+  throw new UserError(
+    `${withServices.map((t) => t.id).join(', ')} declare${withServices.length === 1 ? 's' : ''} services (environment/docker-compose.yaml), which the ${backend.name} backend does not start`,
+    'run these tasks with backend: docker',
+  );
 }
 
 /** A task's storage_mb is a limit, not a hint: a backend that cannot hold it stops the run before anything starts. */

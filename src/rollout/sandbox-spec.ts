@@ -1,7 +1,7 @@
 import type { RunConfig } from '../config/run.js';
 import type { Task } from '../config/task.js';
 import type { Harness } from '../harness/types.js';
-import type { RunNetwork, SandboxSpec, VolumeMount } from '../sandbox/types.js';
+import type { RunNetwork, SandboxSpec, ServiceContainerSpec, VolumeMount } from '../sandbox/types.js';
 import { environmentPhaseSec } from './browser-environment.js';
 
 /** What a rollout asks its backend for; shared by the orchestrator and `openforge k8s render`, so both agree. */
@@ -18,6 +18,8 @@ export function rolloutSandboxSpec(opts: {
   network: RunNetwork;
   /** Extra lifetime for a container kept after the rollout (`openforge debug`). */
   keepSec?: number;
+  /** The task's services, their images resolved. */
+  services?: ServiceContainerSpec[];
 }): SandboxSpec {
   const { config, task, harness } = opts;
   const agentSec = config.timeouts.agent_sec ?? task.config.agent.timeout_sec;
@@ -37,6 +39,8 @@ export function rolloutSandboxSpec(opts: {
     network: opts.network,
     mounts: opts.mounts,
     ...(config.sandbox?.runtime ? { runtime: config.sandbox.runtime } : {}),
+    ...(opts.services?.length ? { services: opts.services } : {}),
+    ...internetOf(task, opts.network),
     lifetimeSec:
       config.timeouts.start_sec +
       environmentPhaseSec(task) +
@@ -47,4 +51,16 @@ export function rolloutSandboxSpec(opts: {
       120 +
       (opts.keepSec ?? 0),
   };
+}
+
+/**
+ * On a proxy-only network, what of the internet the task asks for: from the start (`[environment]
+ * allow_internet`), or for its grader alone (`[verifier] allow_internet`). `public` has it already; `none` is
+ * the run's choice to cut every rollout off, and holds.
+ */
+function internetOf(task: Task, network: RunNetwork): Pick<SandboxSpec, 'internet'> {
+  if (network.mode !== 'proxy-only') return {};
+  if (task.config.environment.allow_internet) return { internet: 'agent' };
+  if (task.config.verifier.allow_internet) return { internet: 'verifier' };
+  return {};
 }

@@ -11,12 +11,7 @@ import { TRUSTED_BASH, TRUSTED_BUSYBOX } from '../sandbox/verifier-tools.js';
  * The reward then comes out through the engine's archive API (or, on a cluster, busybox's tar), never
  * through a tool of the container's. Every command below is a shell builtin or a busybox applet by path.
  */
-const GRADE_SCRIPT = `set -u
-B=${TRUSTED_BUSYBOX}
-boundary=$1; limit=$2; workdir=$3; shift 3
-for kv in "$@"; do export "$kv"; done
-me=$$
-# sets st to a process's start time and state to its state; no process is forked
+const KILL_AGENT = `# sets st to a process's start time and state to its state; no process is forked
 stat_of() {
   read -r line < /proc/$1/stat 2>/dev/null || return 1
   line=\${line##*) }
@@ -40,7 +35,14 @@ while :; do
   kill -STOP $left 2>/dev/null
   kill -KILL $left 2>/dev/null
   $B usleep 20000
-done
+done`;
+
+const GRADE_SCRIPT = `set -u
+B=${TRUSTED_BUSYBOX}
+boundary=$1; limit=$2; workdir=$3; shift 3
+for kv in "$@"; do export "$kv"; done
+me=$$
+${KILL_AGENT}
 $B rm -rf /tests /logs/verifier && $B mkdir -p /tests /logs/verifier || { echo "openforge-grader: cannot empty /tests and /logs/verifier" >&2; exit 126; }
 $B tar -x -f - -C / || { echo "openforge-grader: unpacking the tests failed" >&2; exit 126; }
 exec </dev/null
@@ -69,6 +71,20 @@ export function sealedGraderCommand(grader: {
     grader.workdir,
     ...Object.entries(grader.env).map(([k, v]) => `${k}=${v}`),
   ];
+}
+
+const KILL_AGENT_SCRIPT = `set -u
+B=${TRUSTED_BUSYBOX}
+boundary=$1
+me=$$
+${KILL_AGENT}`;
+
+/**
+ * Step 1 of the grader alone: every process the agent left is killed. Run before the verifier phase is given
+ * what the agent must not have (the internet, for `[verifier] allow_internet`).
+ */
+export function agentKillCommand(agentStartTicks: number | undefined): string[] {
+  return [TRUSTED_BUSYBOX, 'sh', '-c', KILL_AGENT_SCRIPT, 'openforge-kill-agent', String(agentStartTicks ?? 0)];
 }
 
 /** Exit codes of the grader's own steps (the rest are test.sh's, or busybox timeout's 143 / 137). */

@@ -1,7 +1,7 @@
 import type { Task } from '../config/task.js';
 import type { Harness } from '../harness/types.js';
 import type { ImageBuilder } from '../sandbox/docker/images.js';
-import type { VolumeMount } from '../sandbox/types.js';
+import type { ServiceContainerSpec, VolumeMount } from '../sandbox/types.js';
 import { RolloutError } from '../util/errors.js';
 
 /**
@@ -13,6 +13,7 @@ export class TaskImages {
   private readonly builds = new Map<string, Promise<string>>();
   private readonly volumes = new Map<string, Promise<VolumeMount>>();
   private readonly workdirs = new Map<string, Promise<string>>();
+  private readonly serviceBuilds = new Map<string, Promise<ServiceContainerSpec[]>>();
 
   constructor(private readonly builder: ImageBuilder) {}
 
@@ -22,6 +23,27 @@ export class TaskImages {
       p = this.builder.ensureTaskImage(task);
       this.builds.set(task.id, p);
       forgetUnlessBuildFailed(this.builds, task.id, p);
+    }
+    return p;
+  }
+
+  /** The containers of a task's services (environment/docker-compose.yaml), their images built or pulled once. */
+  services(task: Task): Promise<ServiceContainerSpec[]> {
+    if (!task.services?.length) return Promise.resolve([]);
+    let p = this.serviceBuilds.get(task.id);
+    if (!p) {
+      p = Promise.all(
+        task.services.map(async (s) => ({
+          name: s.name,
+          image: await this.builder.ensureServiceImage(task, s),
+          env: s.env,
+          ...(s.command ? { command: s.command } : {}),
+          ...(s.entrypoint ? { entrypoint: s.entrypoint } : {}),
+          ...(s.healthcheck ? { healthcheck: s.healthcheck } : {}),
+        })),
+      );
+      this.serviceBuilds.set(task.id, p);
+      forgetUnlessBuildFailed(this.serviceBuilds, task.id, p);
     }
     return p;
   }

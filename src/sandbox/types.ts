@@ -31,6 +31,27 @@ export interface SandboxSpec {
   mounts?: VolumeMount[];
   /** The OCI runtime the sandbox runs under (e.g. runsc); the backend's default when absent. */
   runtime?: string;
+  /**
+   * Containers started beside the sandbox in its network namespace (a task's mock services): the sandbox
+   * reaches each at 127.0.0.1 and by its name, nothing outside the namespace does; removed with the sandbox.
+   */
+  services?: ServiceContainerSpec[];
+  /**
+   * Public egress on a proxy-only network for this sandbox alone: from the start (`agent`: a task's
+   * `[environment] allow_internet`), or only once `allowInternet()` is called (`verifier`). Backends without
+   * `grantsInternet` ignore it.
+   */
+  internet?: 'agent' | 'verifier';
+}
+
+export interface ServiceContainerSpec {
+  name: string;
+  image: string;
+  env: Record<string, string>;
+  command?: string[];
+  entrypoint?: string[];
+  /** The sandbox starts only once this passes (Docker's HEALTHCHECK semantics); when running, without one. */
+  healthcheck?: { test: string[]; intervalSec: number; timeoutSec: number; retries: number };
 }
 
 export interface VolumeMount {
@@ -132,6 +153,10 @@ export interface Sandbox {
    * or undefined when it has none (network `none`). Optional: a backend without host routes leaves it out.
    */
   address?(): Promise<string | undefined>;
+  /** Gives the sandbox public egress from now on (a spec with `internet: 'verifier'`, for its grader). */
+  allowInternet?(): Promise<void>;
+  /** What each service beside the sandbox printed so far, by service name (none without services). */
+  serviceLogs?(): Promise<Record<string, string>>;
 }
 
 /** Where the proxy must listen so sandboxes of a run can reach it, and how to tear the run down. */
@@ -167,6 +192,10 @@ export interface SandboxBackend {
   readonly name: string;
   /** The local Docker engine's client, when the backend runs sandboxes there: images are built on it (otherwise on a client of its own). */
   readonly docker?: Docker;
+  /** Whether it gives a sandbox on a proxy-only network the public egress its spec's `internet` asks for. */
+  readonly grantsInternet?: boolean;
+  /** Whether it starts a sandbox's `services` (a task's mock services); a backend without it refuses such tasks. */
+  readonly runsServices?: boolean;
   /** A cap on sandboxes alive at once (a cluster quota), below the run's concurrency; none when absent. */
   readonly maxSandboxes?: number;
   /** Throws a UserError saying how to fix it when the backend cannot be used. */

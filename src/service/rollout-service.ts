@@ -515,6 +515,7 @@ export class RolloutService {
       signal: AbortSignal.any([this.abort.signal, job.cancel.signal]),
       taskImage: (task) => this.images.get(task),
       taskWorkdir: (task, image) => this.images.workdir(task, image),
+      taskServices: (task) => this.images.services(task),
       volumeMounts: () => this.images.mounts(harness),
       proxyPort,
       waitForUpstream: (waitMs, signal) => waitForUpstreams(job.config.model, waitMs, signal),

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -22,8 +22,8 @@ const SOLUTIONS = path.resolve('test/fixtures/claw-md-solutions');
 const PINCH = ['task_00_sanity', 'task_03_blog', 'task_08_memory', 'task_09_files', 'task_14_humanizer'];
 const QWEN = [
   'task_00008_heartbeat_joke_scheduler_with_conditional_dispatch',
+  'task_00035_delete_installed_skill_directory_with_verification',
   'task_00036_find_largest_file_in_downloads_directory',
-  'task_00049_weekly_magazine_article_from_news_event_files',
   'task_00067_write_sparql_query_for_product_reviews_containing_iphone',
   'task_00096_create_protected_secrets_directory_with_access_rules',
 ];
@@ -49,9 +49,12 @@ beforeAll(async () => {
   qwenDir = path.join(out, 'qwenclawbench');
   await pinchbenchImporter.import(path.resolve('test/fixtures/pinchbench'), pinchDir);
   await qwenclawbenchImporter.import(path.resolve('test/fixtures/qwenclawbench'), qwenDir);
-  for (const id of PINCH) {
-    mkdirSync(path.join(pinchDir, id, 'solution'), { recursive: true });
-    cpSync(path.join(SOLUTIONS, id, 'solve.sh'), path.join(pinchDir, id, 'solution', 'solve.sh'));
+  for (const [dir, ids] of [
+    [pinchDir, PINCH],
+    [qwenDir, QWEN],
+  ] as const) {
+    // solve.sh, and answer.md where the reference solution has a final answer for the transcript checks
+    for (const id of ids) cpSync(path.join(SOLUTIONS, id), path.join(dir, id, 'solution'), { recursive: true });
   }
   await harnessLayer('codex');
   for (const harness of ['forge-agent', 'codex']) {
@@ -98,17 +101,11 @@ describe.each(['forge-agent', 'codex'])('PinchBench tasks under sim:oracle with 
 });
 
 describe('QwenClawBench tasks under sim:oracle with forge-agent and judge sim:judge', () => {
-  it("combines grade() and the judge by QwenClawBench's rule: the judge counts only from 0.75 automated", () => {
+  it("scores the reference solutions by grade() and the judge, combined by QwenClawBench's rule", () => {
     const rollouts = runs['qwen forge-agent']!;
     expect(rollouts.map((r) => r.taskId).sort()).toEqual(QWEN);
+    const byTask = Object.fromEntries(rollouts.map((r) => [r.taskId, r]));
     for (const r of rollouts) {
-      if (r.taskId === 'task_00096_create_protected_secrets_directory_with_access_rules') {
-        // the benchmark's own grade() raises on a workspace the agent left untouched (readme_content unbound):
-        // a grader crash, as under QwenClawBench's runner (an ERROR anomaly there), not a score
-        expect(r.errorType, explain(r)).toBe('verifier_failure');
-        expect(readFileSync(path.join(r.artifacts, 'verifier', 'test-stderr.txt'), 'utf8')).toMatch(/UnboundLocalError: .*'readme_content'/);
-        continue;
-      }
       expect(r.errorType, explain(r)).toBeNull();
       const d = details(r);
       const weights = JSON.parse(readFileSync(path.join(qwenDir, r.taskId, 'tests', 'grading.json'), 'utf8')).weights;
@@ -120,8 +117,15 @@ describe('QwenClawBench tasks under sim:oracle with forge-agent and judge sim:ju
       const counted = d.automated < 0.75 ? 0 : d.judge;
       expect(r.reward).toBeCloseTo((d.automated * weights.automated + counted * weights.llm_judge) / (weights.automated + weights.llm_judge), 5);
     }
-    // the oracle has no reference solution for these: it answers that it cannot solve them, and scores low
-    expect(rollouts.filter((r) => r.reward !== null && details(r).automated < 0.75).length).toBeGreaterThan(0);
+    for (const id of QWEN.filter((t) => !t.startsWith('task_00036'))) {
+      expect(byTask[id]!.reward, explain(byTask[id]!)).toBe(1);
+      expect(Object.values(details(byTask[id]!).automated_checks).every((v) => v === 1)).toBe(true);
+    }
+    // its check on the agent's inspection commands reads Anthropic-style tool_use blocks, which OpenClaw's
+    // transcript (toolCall) never has: under QwenClawBench's own runner that check is 0 as well
+    const largest = details(byTask.task_00036_find_largest_file_in_downloads_directory!);
+    expect(largest.automated_checks).toMatchObject({ inspected_downloads_with_tools: 0, identified_largest_text_file: 1, reported_exact_size: 1 });
+    expect(byTask.task_00036_find_largest_file_in_downloads_directory!.reward).toBeCloseTo(5 / 6, 5);
   });
 });
 

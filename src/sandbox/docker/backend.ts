@@ -10,6 +10,7 @@ import { waitExecReady } from '../exec-ready.js';
 import { ReachabilityPoll } from '../reachability-poll.js';
 import { HostFilter, bridgeOf } from './host-filter.js';
 import { NetworkHolders, type NetworkHolder } from './network-holders.js';
+import { startServices } from './services.js';
 
 /**
  * Capabilities a rollout keeps: what a root user needs to work on its own files. Everything else
@@ -23,11 +24,15 @@ const READY_TIMEOUT_MS = 30_000;
  * checks) would hang instead of failing fast.
  */
 const PROXY_ONLY_DNS_OPTIONS = ['timeout:1', 'attempts:1'];
+/** The network that gives a rollout public egress: Docker's default bridge, as `network: public` uses. */
+const PUBLIC_NETWORK = 'bridge';
 /** Network holders are used when a run expects at least this many sandboxes per sandbox alive at once. */
 const HOLDER_BORROWERS_WORTH_IT = 2;
 
 export class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
+  readonly runsServices = true;
+  readonly grantsInternet = true;
   readonly docker: Docker;
   private readonly owner = ownerLabel();
   private readonly reachable = new ReachabilityPoll('docker', () => this.docker.ping());
@@ -141,7 +146,9 @@ export class DockerBackend implements SandboxBackend {
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
     const { mode, name, lendNamespaces } = spec.network;
-    if (mode !== 'proxy-only' || !name || !lendNamespaces) return this.createContainer(spec);
+    // services join the rollout container's own namespace, and its own /etc/hosts names them: no holder's
+    // (and a rollout given the internet joins a second network itself)
+    if (mode !== 'proxy-only' || !name || !lendNamespaces || spec.services?.length || spec.internet) return this.createContainer(spec);
     for (let attempt = 1; ; attempt++) {
       const holder = await this.holders.borrow(name, spec, PROXY_ONLY_DNS_OPTIONS);
       try {
@@ -180,6 +187,7 @@ export class DockerBackend implements SandboxBackend {
           // on a proxy-only network, the namespace of a holder (see NetworkHolders), which carries the resolver options
           NetworkMode: holder ? `container:${holder.id}` : spec.network.mode === 'none' ? 'none' : spec.network.name,
           ...(!holder && spec.network.mode === 'proxy-only' ? { DnsOptions: PROXY_ONLY_DNS_OPTIONS } : {}),
+          ...(spec.services?.length ? { ExtraHosts: spec.services.map((svc) => `${svc.name}:127.0.0.1`) } : {}),
           ShmSize: 64 * 1024 * 1024,
           ...(spec.runtime ? { Runtime: spec.runtime } : {}),
           ...(spec.resources.storageMb ? { StorageOpt: { size: `${spec.resources.storageMb}M` } } : {}),
@@ -190,13 +198,26 @@ export class DockerBackend implements SandboxBackend {
       if (isImageMissing(err)) throw imageNotFound(spec.image);
       throw new RolloutError('infrastructure', `cannot create the container: ${errorMessage(err)}`);
     }
-    const starting = new DockerSandbox(this.docker, container);
+    const publicEgress = spec.network.mode === 'proxy-only' ? PUBLIC_NETWORK : undefined;
+    const starting = new DockerSandbox(this.docker, container, undefined, undefined, spec.internet === 'verifier' ? publicEgress : undefined);
     try {
+      // the run's internal network keeps the proxy's address; Docker's bridge adds the route out
+      if (spec.internet === 'agent' && publicEgress) await this.docker.getNetwork(publicEgress).connect({ Container: container.id });
       await container.start();
       await waitReady(starting);
     } catch (err) {
       await starting.remove().catch(() => undefined);
       throw err instanceof RolloutError ? err : new RolloutError('infrastructure', `container did not start: ${errorMessage(err)}`);
+    }
+    if (spec.services?.length) {
+      try {
+        const services = await startServices(this.docker, spec, container.id, this.owner);
+        const byName = new Map(spec.services.map((svc, i) => [svc.name, services[i]!]));
+        return new DockerSandbox(this.docker, container, undefined, byName, spec.internet === 'verifier' ? publicEgress : undefined);
+      } catch (err) {
+        await starting.remove().catch(() => undefined);
+        throw err;
+      }
     }
     // the holder goes back when the sandbox is removed; a start that failed is `create`'s to handle
     return holder ? new DockerSandbox(this.docker, container, { address: holder.address, giveBack: () => this.holders.giveBack(holder) }) : starting;

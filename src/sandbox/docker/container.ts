@@ -8,6 +8,7 @@ import { CommandNotStartedError } from '../command-not-started.js';
 import { errorMessage } from '../../util/errors.js';
 import { OOM_KILLS_COMMAND, parseOomKills } from '../oom-kills.js';
 import { hostOomKills } from './host-cgroup.js';
+import { removeServices, serviceLog } from './services.js';
 import { carriesFiles, copyOutSink, execInParts, scriptFailure, settle, killedAfter, wrapWithFiles } from '../exec-files.js';
 
 /** Grace the host allows past an in-container timeout before it gives up on the exec stream. */
@@ -25,6 +26,10 @@ export class DockerSandbox implements Sandbox {
     private readonly docker: Docker,
     private readonly container: Docker.Container,
     private readonly borrowed?: BorrowedNetwork,
+    /** The task's services in its network namespace, by name: removed with it. */
+    private readonly services?: ReadonlyMap<string, Docker.Container>,
+    /** The network `allowInternet` connects it to; undefined when it is not to be given the internet later. */
+    private readonly internetNetwork?: string,
   ) {}
 
   get id(): string {
@@ -158,7 +163,19 @@ export class DockerSandbox implements Sandbox {
     return networks.map((n) => n.IPAddress).find((ip) => !!ip);
   }
 
+  async allowInternet(): Promise<void> {
+    if (!this.internetNetwork) throw new Error('this sandbox was not created to be given the internet later (spec.internet)');
+    await this.docker.getNetwork(this.internetNetwork).connect({ Container: this.container.id });
+  }
+
+  async serviceLogs(): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const [name, c] of this.services ?? []) out[name] = await serviceLog(c).catch((err: unknown) => `(its log could not be read: ${errorMessage(err)})`);
+    return out;
+  }
+
   async remove(): Promise<void> {
+    if (this.services) await removeServices([...this.services.values()]);
     try {
       await this.container.remove({ force: true, v: true });
     } catch (err) {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import { type Task, suiteDirOf } from '../../config/task.js';
+import type { TaskService } from '../../config/task-services.js';
 import { RolloutError, UserError, errorMessage } from '../../util/errors.js';
 import { contentHash } from '../../util/hash.js';
 import { packageRoot } from '../../util/paths.js';
@@ -140,6 +141,50 @@ export class ImageBuilder {
     return this.once(plan.tag, async () => {
       if (!(await this.exists(plan.tag))) await this.build(plan.tag, plan.files!, {}, task.config.environment.build_timeout_sec);
       return plan.tag;
+    });
+  }
+
+  /**
+   * The image of one of a task's services (environment/docker-compose.yaml): its `image:` when the engine has
+   * it or can pull it, else its `build:` folder built like the task's Dockerfile (an unpullable base replaced
+   * by the local Debian image, and the log says so).
+   */
+  async ensureServiceImage(task: Task, service: TaskService): Promise<string> {
+    const log = this.options.onLog ?? (() => undefined);
+    if (service.image) {
+      const missing = await this.localOrPulled(service.image);
+      if (!missing) return service.image;
+      if (!service.build) {
+        throw new RolloutError(
+          'build',
+          `task ${task.id}: service ${service.name}'s image ${service.image} is not in the local engine and cannot be pulled (${missing}), and it has no build: folder`,
+        );
+      }
+      log(`task ${task.id}: service ${service.name}'s image ${service.image} cannot be pulled (${missing}); building it instead`);
+    }
+    const context = path.resolve(task.environmentDir!, service.build!.context);
+    const dockerfileName = service.build!.dockerfile;
+    const workspace = await this.ensureWorkspace();
+    const dockerfile = readFileSync(path.join(context, dockerfileName), 'utf8');
+    const replace = new Map<string, string>();
+    for (const base of externalBases(dockerfile)) {
+      const missing = await this.localOrPulled(base);
+      if (!missing) continue;
+      replace.set(base, workspace);
+      log(`task ${task.id}: service ${service.name}'s base image ${base} cannot be pulled (${missing}); built on the local Debian image ${workspace} instead`);
+    }
+    const resolved = replaceBases(dockerfile, replace).replace(
+      new RegExp(PROJECT_IMAGE_REF.source, 'gim'),
+      (_m, from: string, which: string, _t, end: string) => `${from}${which === 'base' ? this.baseTag() : workspace}${end}`,
+    );
+    const files = readTree(context, '', { symlinksWithin: suiteDirOf(task) })
+      .filter((f) => f.name !== 'Dockerfile' || dockerfileName === 'Dockerfile')
+      .map((f) => (f.name === dockerfileName ? { ...f, name: 'Dockerfile', content: Buffer.from(resolved) } : f));
+    const name = `${task.id}-${service.name}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '-');
+    const tag = `openforge/service-${name}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
+    return this.once(tag, async () => {
+      if (!(await this.exists(tag))) await this.build(tag, files, {}, task.config.environment.build_timeout_sec);
+      return tag;
     });
   }
 

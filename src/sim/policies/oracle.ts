@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Task } from '../../config/task.js';
 import type { ChatRequest } from '../chat-request.js';
 import { readReferenceActions, ReferenceActionsError, toComputerCalls } from './computer-actions.js';
@@ -7,9 +9,13 @@ import { findShellTool, shellToolArguments } from './shell-tool.js';
 import { readSolutionSteps } from './solution-steps.js';
 import type { Policy, PolicyAnswer } from './types.js';
 
+/** The reference solution's final answer, beside solve.sh. */
+export const REFERENCE_ANSWER = 'answer.md';
+
 /**
  * Solves the task the way Harbor's oracle agent does: runs the steps of solution/solve.sh, one
- * tool call each, through the harness's own shell tool, then says it is done. A browser task with
+ * tool call each, through the harness's own shell tool, then says it is done (or gives solution/answer.md as
+ * its final answer). A browser task with
  * solution/actions.json is solved through the harness's computer tool instead, one reference action
  * (or part of one) per call. Progress is read from the conversation (tool calls already made), so
  * the policy itself keeps no state.
@@ -51,7 +57,7 @@ export function oracleAnswer(request: ChatRequest, task: Task | undefined, weigh
   }
   const done = countToolCalls(request, tool.name);
   const step = steps[done];
-  if (!step) return textAnswer(doneText(`ran the ${steps.length} step(s) of the reference solution of task ${task.id}`, weightVersion));
+  if (!step) return textAnswer(referenceAnswer(task) ?? doneText(`ran the ${steps.length} step(s) of the reference solution of task ${task.id}`, weightVersion));
   const description = `Step ${done + 1}/${steps.length} of the reference solution${step.label ? `: ${step.label}` : ''}`;
   return { content: null, toolCalls: [{ name: tool.name, arguments: shellToolArguments(tool, step.command, description) }] };
 }
@@ -71,6 +77,15 @@ function computerAnswer(request: ChatRequest, task: Task, tool: ComputerTool, we
   const call = script.calls[done];
   if (!call) return textAnswer(script.finalAnswer || doneText(`performed the ${script.calls.length} reference action(s) of task ${task.id}`, weightVersion));
   return { content: null, toolCalls: [{ name: tool.name, arguments: JSON.stringify(call) }] };
+}
+
+/**
+ * The reference solution's final answer to the user (solution/answer.md), for tasks graded on what the agent
+ * says as well as on what it leaves (PinchBench / QwenClawBench checks read the transcript); undefined without one.
+ */
+function referenceAnswer(task: Task): string | undefined {
+  const file = task.solutionDir && path.join(task.solutionDir, REFERENCE_ANSWER);
+  return file && existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
 }
 
 function countToolCalls(request: ChatRequest, toolName: string): number {

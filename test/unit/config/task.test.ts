@@ -31,6 +31,9 @@ describe('tasks in Harbor layout', () => {
       "task net asks for the internet ([environment] allow_internet, [verifier] allow_internet = true), but this run's network is proxy-only: it runs without (network: public gives every rollout the internet)",
     );
     expect(internetNotGiven(task, 'public')).toBeUndefined();
+    // a backend that gives such rollouts their own egress on a proxy-only network; `none` still holds
+    expect(internetNotGiven(task, 'proxy-only', true)).toBeUndefined();
+    expect(internetNotGiven(task, 'none', true)).toMatch(/network is none: it runs without \(network: proxy-only gives it to such rollouts alone\)/);
     expect(() => loadTask(path.join(suite, 'rel'))).toThrow(/environment\.workdir.*absolute path/);
   });
 

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatRequest, ToolDefinition } from '../../../src/sim/chat-request.js';
 import { createOraclePolicy } from '../../../src/sim/policies/oracle.js';
@@ -40,6 +42,14 @@ describe('oracle policy', () => {
     ]);
     expect(answers.slice(0, 2).every((a) => a.toolCalls.length === 1 && a.toolCalls[0]?.name === 'bash')).toBe(true);
     expect(answers[2]).toEqual({ content: expect.stringMatching(/^Done: /), toolCalls: [] });
+  });
+
+  it('gives solution/answer.md as its final answer when the reference solution has one', () => {
+    const task = makeTask();
+    writeFileSync(path.join(task.solutionDir!, 'answer.md'), 'The greeting is in hello.txt.\n');
+    const answers = runEpisode([OPENAI_BASH], task);
+    expect(answers).toHaveLength(3);
+    expect(answers[2]).toEqual({ content: 'The greeting is in hello.txt.', toolCalls: [] });
   });
 
   it("drives Claude Code's Bash with a description naming the step", () => {
