@@ -57,7 +57,8 @@ export function oracleAnswer(request: ChatRequest, task: Task | undefined, weigh
   }
   const done = countToolCalls(request, tool.name);
   const step = steps[done];
-  if (!step) return textAnswer(referenceAnswer(task) ?? doneText(`ran the ${steps.length} step(s) of the reference solution of task ${task.id}`, weightVersion));
+  if (!step)
+    return textAnswer(referenceAnswer(task) ?? doneText(`ran the ${steps.length} step(s) of the reference solution of task ${task.id}`, weightVersion));
   const description = `Step ${done + 1}/${steps.length} of the reference solution${step.label ? `: ${step.label}` : ''}`;
   return { content: null, toolCalls: [{ name: tool.name, arguments: shellToolArguments(tool, step.command, description) }] };
 }
