@@ -24,7 +24,29 @@ async function call<T = DesktopObservation>(route: string, body?: unknown, token
   });
   return { status: res.status, json: (await res.json()) as T };
 }
+/** 34 distinct characters no key of the keymap types: Latin-1, Greek, CJK, an emoji outside the BMP. */
+const MANY = 'ÅÆØ αβγδεζηθικλμνξοπρστυφχψω 日本語 — é ü 🙂';
 const step = async (action: unknown, extra: Record<string, unknown> = {}) => (await call('/step', { action, ...extra })).json;
+
+/** Every item of the image's registrymodifications.xcu against the installed LibreOffice's configuration schema. */
+const XCU_CHECK = `
+import glob
+from lxml import etree
+O = '{http://openoffice.org/2001/registry}'
+known = set()
+def walk(el, pre):
+    for c in el:
+        if not isinstance(c.tag, str): continue
+        if c.tag == 'prop': known.add(pre + '/' + c.get(O + 'name'))
+        elif c.tag in ('group', 'set'): walk(c, pre + '/' + c.get(O + 'name'))
+for f in glob.glob('/usr/lib/libreoffice/share/registry/*.xcd'):
+    for comp in etree.parse(f).getroot().iter(O + 'component-schema'):
+        body = comp.find('component')
+        if body is not None: walk(body, '/' + comp.get(O + 'package') + '.' + comp.get(O + 'name'))
+xcu = etree.parse('/root/.config/libreoffice/4/user/registrymodifications.xcu').getroot()
+unknown = [it.get(O + 'path') + '/' + p.get(O + 'name') for it in xcu.iter('item') for p in it.iter('prop') if it.get(O + 'path') + '/' + p.get(O + 'name') not in known]
+print('unknown: ' + ', '.join(unknown) if unknown else 'all known')
+`;
 
 beforeAll(async () => {
   backend = new DockerBackend();
@@ -60,6 +82,8 @@ describe('desktop env server (real X, real apps)', () => {
     const typed = await step({ type: 'type', text: 'Grüße ✓' });
     expect(typed.last_action_error).toBeNull();
     expect(typed.timings.settle_ms).toBeLessThan(2500);
+    // more distinct characters beyond the keymap than there are spare keycodes: bindings are reused
+    expect((await step({ type: 'type', text: `\n${MANY}` })).last_action_error).toBeNull();
     const saved = await step({ type: 'key', keys: ['Control', 's'] });
     expect(saved.last_action_error).toBeNull();
     const file = await box.exec([
@@ -67,12 +91,18 @@ describe('desktop env server (real X, real apps)', () => {
       '-c',
       'for i in $(seq 1 50); do [ -s /root/Desktop/notes.txt ] && break; sleep 0.2; done; cat /root/Desktop/notes.txt',
     ]);
-    expect(file.stdout.trim()).toBe('Grüße ✓');
+    expect(file.stdout.trim()).toBe(`Grüße ✓\n${MANY}`);
     const png = Buffer.from(saved.screenshot.data, 'base64');
     expect(saved.screenshot).toMatchObject({ mime: 'image/png', width: 1280, height: 800 });
     // the panel at the bottom is dark, the editor above it light
     expect(Math.max(...pixelAt(png, 640, 795))).toBeLessThan(90);
     expect(Math.min(...pixelAt(png, 640, 400))).toBeGreaterThan(180);
+  });
+
+  it("LibreOffice's profile names only settings its schema has (a misspelt one is ignored and its dialog returns)", async () => {
+    const check = await box.exec(['python3', '-c', XCU_CHECK]);
+    expect(check.stderr).toBe('');
+    expect(check.stdout.trim()).toBe('all known');
   });
 
   it('takes every vendor schema the browser env takes', async () => {

@@ -6,7 +6,8 @@ import { a11yTree } from './a11y.js';
 import type { DesktopObservation, DesktopReset } from './actions.js';
 import { UnknownKeyError } from './keysyms.js';
 import { DEFAULT_SETTLE, type SettlePolicy, type XDisplay } from './x-display.js';
-import { DesktopActionError, runXdotool, xdotoolArgs } from './xdotool.js';
+import { KeycodeBinder, keysymName, onKeymap, typingSegments } from './unicode-keys.js';
+import { DesktopActionError, keyNamesArgs, runXdotool, typeArgs, xdotoolArgs } from './xdotool.js';
 
 export interface DesktopEnvOptions {
   actionTimeoutMs: number;
@@ -48,11 +49,14 @@ export class DesktopEnv {
   private mouse = { x: 0, y: 0 };
   private finishedState: DesktopObservation['finished'];
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly binder: KeycodeBinder;
 
   constructor(
     readonly display: XDisplay,
     private readonly options: DesktopEnvOptions = DEFAULT_DESKTOP_OPTIONS,
-  ) {}
+  ) {
+    this.binder = new KeycodeBinder(display);
+  }
 
   get screen(): { width: number; height: number } {
     return { width: this.display.width, height: this.display.height };
@@ -130,6 +134,10 @@ export class DesktopEnv {
         await new Promise((r) => setTimeout(r, Math.min(action.ms, 60_000)));
         return null;
       }
+      if (action.type === 'type' && [...action.text].some((c) => !onKeymap(c.codePointAt(0)!))) {
+        await this.typeBeyondKeymap(action.text);
+        return null;
+      }
       const args = xdotoolArgs(action, this.screen);
       if (args) await runXdotool(args, this.options.actionTimeoutMs);
       if ('x' in action && typeof action.x === 'number' && typeof action.y === 'number') this.mouse = { x: action.x, y: action.y };
@@ -139,6 +147,33 @@ export class DesktopEnv {
       if (err instanceof DesktopActionError) return { code: err.code, message: err.message };
       if (err instanceof UnknownKeyError) return { code: 'unknown_key', message: err.message };
       throw err;
+    }
+  }
+
+  /** Printable ASCII through `xdotool type` as usual; newline and tab as keys; other characters through keycodes bound to them first. */
+  private async typeBeyondKeymap(text: string): Promise<void> {
+    const slots = await this.binder.slots().catch((err: Error) => {
+      throw new DesktopActionError('action_failed', `reading the X keymap failed: ${err.message}`);
+    });
+    let segments;
+    try {
+      segments = typingSegments(text, slots);
+    } catch (err) {
+      throw new DesktopActionError('action_failed', (err as Error).message);
+    }
+    for (const segment of segments) {
+      if (segment.kind === 'keymap') {
+        await runXdotool(typeArgs(segment.text), this.options.actionTimeoutMs);
+        continue;
+      }
+      if (segment.kind === 'keys') {
+        await runXdotool(keyNamesArgs(segment.names), this.options.actionTimeoutMs);
+        continue;
+      }
+      await this.binder.ensure(segment.codePoints).catch((err: Error) => {
+        throw new DesktopActionError('action_failed', `binding keycodes for ${String.fromCodePoint(...new Set(segment.codePoints))} failed: ${err.message}`);
+      });
+      await runXdotool(keyNamesArgs(segment.codePoints.map(keysymName)), this.options.actionTimeoutMs);
     }
   }
 

@@ -1,5 +1,6 @@
 import zlib from 'node:zlib';
 import x11 from 'x11';
+import type { Keymap } from './unicode-keys.js';
 
 const Z_PIXMAP = 2;
 
@@ -26,7 +27,7 @@ export const DEFAULT_SETTLE: SettlePolicy = { quietMs: 40, firstDamageMs: 120, c
  * extension on the root window, so that settling after an action waits for the screen to stop changing
  * instead of sleeping a fixed time.
  */
-export class XDisplay {
+export class XDisplay implements Keymap {
   private lastDamage = 0;
   private damageCount = 0;
   private waiters = new Set<() => void>();
@@ -36,6 +37,7 @@ export class XDisplay {
     readonly root: number,
     readonly width: number,
     readonly height: number,
+    private readonly keycodes: { min: number; max: number },
   ) {}
 
   static connect(display = process.env.DISPLAY ?? ':99'): Promise<XDisplay> {
@@ -43,7 +45,7 @@ export class XDisplay {
       const client = x11.createClient({ display }, (err, dpy) => {
         if (err) return reject(err);
         const screen = dpy.screen[0]!;
-        const x = new XDisplay(dpy.client, screen.root, screen.pixel_width, screen.pixel_height);
+        const x = new XDisplay(dpy.client, screen.root, screen.pixel_width, screen.pixel_height, { min: dpy.min_keycode, max: dpy.max_keycode });
         dpy.client.require('damage', (derr, damage) => {
           if (derr) return reject(new Error(`the X server has no DAMAGE extension: ${derr.message}`));
           const id = dpy.client.AllocID();
@@ -153,6 +155,22 @@ export class XDisplay {
   private async property(window: number, name: string): Promise<Buffer> {
     const atom = await this.atom(name);
     return new Promise((resolve, reject) => this.client.GetProperty(0, window, atom, 0, 0, 1 << 16, (err, prop) => (err ? reject(err) : resolve(prop.data))));
+  }
+
+  async spareKeycodes(): Promise<number[]> {
+    const rows = await this.keyboardMapping(this.keycodes.min, this.keycodes.max - this.keycodes.min + 1);
+    return rows.flatMap((syms, i) => (syms.every((s) => s === 0) ? [this.keycodes.min + i] : []));
+  }
+
+  async bind(keycode: number, keysym: number): Promise<void> {
+    this.client.ChangeKeyboardMapping(keycode, 2, [keysym, keysym]);
+    // The reply comes after the change is applied: the next client to read the keymap sees the binding.
+    const [row] = await this.keyboardMapping(keycode, 1);
+    if (row?.[0] !== keysym) throw new Error(`the X server did not bind keysym 0x${keysym.toString(16)} to keycode ${keycode}`);
+  }
+
+  private keyboardMapping(first: number, count: number): Promise<number[][]> {
+    return new Promise((resolve, reject) => this.client.GetKeyboardMapping(first, count, (err, rows) => (err ? reject(err) : resolve(rows))));
   }
 
   close(): void {

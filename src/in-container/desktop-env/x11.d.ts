@@ -33,6 +33,8 @@ declare module 'x11' {
       longLength: number,
       cb: (err: Error | null, prop: { type: number; format: number; data: Buffer }) => void,
     ): void;
+    GetKeyboardMapping(startCode: number, count: number, cb: (err: Error | null, rows: number[][]) => void): void;
+    ChangeKeyboardMapping(firstKeycode: number, keysymsPerKeycode: number, keysyms: number[]): void;
     require(name: 'damage', cb: (err: Error | null, ext: DamageExt) => void): void;
     terminate(): void;
   }
@@ -43,6 +45,8 @@ declare module 'x11' {
   }
   export interface XDisplay {
     client: XClient;
+    min_keycode: number;
+    max_keycode: number;
     screen: XScreen[];
   }
   export function createClient(options: { display?: string }, cb: (err: Error | null, display: XDisplay) => void): XClient;

@@ -58,7 +58,7 @@ export function xdotoolArgs(action: CanonicalAction, screen: Screen): string[] |
       return [...where, ...clicks(action.dy, 4, 5), ...clicks(action.dx, 6, 7)];
     }
     case 'type':
-      return action.text === '' ? null : ['type', '--delay', String(TYPE_DELAY_MS), '--', action.text];
+      return action.text === '' ? null : typeArgs(action.text);
     case 'key':
       return ['key', '--clearmodifiers', chord(action.keys)];
     case 'key_down':
@@ -74,6 +74,16 @@ export function xdotoolArgs(action: CanonicalAction, screen: Screen): string[] |
         `${action.type} has no meaning on the desktop (it acts on a browser page); use pointer and keyboard actions: click, move, drag, scroll, type, key, wait`,
       );
   }
+}
+
+/** Text whose characters are all on the keymap (see unicode-keys.ts for the rest). */
+export function typeArgs(text: string): string[] {
+  return ['type', '--delay', String(TYPE_DELAY_MS), '--', text];
+}
+
+/** Presses keys by keysym name, each bound to a keycode beforehand. */
+export function keyNamesArgs(names: string[]): string[] {
+  return ['key', '--delay', String(TYPE_DELAY_MS), ...names];
 }
 
 /** Runs xdotool; a failure (bad display, unknown keysym) is an action error naming what xdotool said. */
