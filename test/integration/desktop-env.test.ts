@@ -142,4 +142,22 @@ describe('desktop env server (real X, real apps)', () => {
     expect(obs.a11y_tree).toMatch(/^<desktop-frame/);
     expect(obs.a11y_tree).toMatch(/mousepad/i);
   });
+
+  it('numbers what can be acted on (set-of-marks) and draws the marks on the screenshot', async () => {
+    const obs = await step({ type: 'wait', ms: 10 }, { options: { set_of_marks: true } });
+    expect(obs.last_action_error).toBeNull();
+    const marks = obs.marks ?? [];
+    expect(marks.length).toBeGreaterThan(3);
+    expect(marks.map((m) => m.id)).toEqual(marks.map((_, i) => i + 1));
+    expect(marks.some((m) => /menu/.test(m.role))).toBe(true);
+    for (const m of marks) {
+      expect(m.x + m.width).toBeLessThanOrEqual(1280);
+      expect(m.y + m.height).toBeLessThanOrEqual(800);
+    }
+    const png = Buffer.from(obs.screenshot.data, 'base64');
+    const last = marks.at(-1)!;
+    expect(pixelAt(png, last.x + last.width - 1, last.y + last.height - 1)).toEqual([230, 30, 160]);
+    const plain = await step({ type: 'wait', ms: 10 });
+    expect(plain.marks).toBeUndefined();
+  });
 });

@@ -82,6 +82,60 @@ def node(acc, depth):
     return el
 
 
+# Roles a pointer or keyboard acts on: the set-of-marks candidates (OSWorld tags the same kinds of nodes).
+MARK_ROLES = {"push button", "toggle button", "check box", "radio button", "menu item", "check menu item", "radio menu item",
+              "menu", "combo box", "text", "entry", "password text", "spin button", "slider", "link", "page tab", "list item",
+              "table cell", "tree item", "icon", "scroll bar", "tool bar button", "split button", "document text",
+              "document spreadsheet", "document presentation", "paragraph", "heading"}
+MAX_MARKS = 300
+
+
+def collect_marks(acc, depth, out, screen):
+    global count
+    count += 1
+    try:
+        states = acc.getState()
+        showing = states.contains(pyatspi.STATE_SHOWING) and states.contains(pyatspi.STATE_VISIBLE)
+    except Exception:
+        showing = False
+    if not showing and depth > 1:
+        return
+    role = acc.getRoleName()
+    if role in MARK_ROLES:
+        try:
+            comp = acc.queryComponent()
+            x, y = comp.getPosition(pyatspi.DESKTOP_COORDS)
+            w, h = comp.getSize()
+        except Exception:
+            w = h = 0
+        if w > 0 and h > 0 and x < screen[0] and y < screen[1] and x + w > 0 and y + h > 0:
+            x0, y0 = max(0, x), max(0, y)
+            out.append({"role": role, "name": (acc.name or "")[:200], "x": x0, "y": y0,
+                        "width": min(x + w, screen[0]) - x0, "height": min(y + h, screen[1]) - y0})
+    if depth < MAX_DEPTH:
+        for i in range(acc.childCount):
+            if count >= MAX_NODES or len(out) >= MAX_MARKS:
+                break
+            try:
+                child = acc.getChildAtIndex(i)
+            except Exception:
+                continue
+            if child is not None:
+                collect_marks(child, depth + 1, out, screen)
+
+
+def main_marks(width, height):
+    """The set-of-marks candidates on screen as a JSON list of {role, name, x, y, width, height}."""
+    import json
+    desktop = pyatspi.Registry.getDesktop(0)
+    out = []
+    for i in range(desktop.childCount):
+        app = desktop.getChildAtIndex(i)
+        if app is not None:
+            collect_marks(app, 1, out, (width, height))
+    sys.stdout.write(json.dumps(out))
+
+
 def main():
     for prefix, uri in NS.items():
         ET.register_namespace(prefix, uri)
@@ -95,4 +149,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--marks":
+        main_marks(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        main()

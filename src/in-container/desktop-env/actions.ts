@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ActionError } from '../browser-env/actions.js';
+import type { Mark } from './marks.js';
 
 /**
  * The desktop env server's own request and observation shapes (docs/desktop.md). Actions are the browser
@@ -36,6 +37,8 @@ export interface DesktopObservation {
   windows: DesktopWindow[];
   /** The accessibility tree (AT-SPI) as OSWorld's a11y_tree XML, when asked for. */
   a11y_tree?: string;
+  /** Set-of-marks, when asked for: the numbered elements whose boxes and numbers are drawn on the screenshot. */
+  marks?: Mark[];
   last_action_error: null | ActionError;
   timings: { action_ms: number; settle_ms: number; capture_ms: number };
   finished?: { status: 'done' | 'fail'; answer?: string; reason?: string };

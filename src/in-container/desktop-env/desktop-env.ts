@@ -5,7 +5,8 @@ import { ActionInputError, translate } from '../browser-env/translators/index.js
 import { a11yTree } from './a11y.js';
 import type { DesktopObservation, DesktopReset } from './actions.js';
 import { UnknownKeyError } from './keysyms.js';
-import { DEFAULT_SETTLE, type SettlePolicy, type XDisplay } from './x-display.js';
+import { a11yMarks, drawMarks, type Mark } from './marks.js';
+import { DEFAULT_SETTLE, encodePng, type SettlePolicy, type XDisplay } from './x-display.js';
 import { KeycodeBinder, keysymName, onKeymap, typingSegments } from './unicode-keys.js';
 import { DesktopActionError, keyNamesArgs, runXdotool, typeArgs, xdotoolArgs } from './xdotool.js';
 
@@ -35,6 +36,8 @@ const LAUNCH_SETTLE: SettlePolicy = { quietMs: 1000, firstDamageMs: 2000, capMs:
 export interface DesktopStepOptions extends StepOptions {
   /** Include the accessibility tree (AT-SPI) in the observation. */
   a11y_tree?: boolean;
+  /** Number the elements a pointer acts on (AT-SPI) and draw their boxes and numbers on the screenshot. */
+  set_of_marks?: boolean;
 }
 
 /**
@@ -183,10 +186,18 @@ export class DesktopEnv {
     timings: { action_ms: number; settle_ms: number },
   ): Promise<DesktopObservation> {
     const started = performance.now();
-    const [frame, windows] = await Promise.all([
-      options.screenshot === false ? undefined : this.display.screenshot(this.options.captureDeadlineMs),
+    const [raw, windows, marks] = await Promise.all([
+      options.screenshot === false ? undefined : this.display.raw(this.options.captureDeadlineMs),
       this.display.windows().catch(() => []),
+      options.set_of_marks
+        ? a11yMarks(this.screen, this.options.a11yTimeoutMs).catch((err: Error) => {
+            error ??= { code: 'a11y_failed', message: err.message };
+            return undefined;
+          })
+        : undefined,
     ]);
+    if (raw && marks) drawMarks(raw, this.screen.width, this.screen.height, marks);
+    const png = raw ? encodePng(raw, this.screen.width, this.screen.height) : undefined;
     let tree: string | undefined;
     if (options.a11y_tree || options.aria) {
       tree = await a11yTree(this.options.a11yTimeoutMs).catch((err: Error) => {
@@ -196,7 +207,7 @@ export class DesktopEnv {
     }
     const capture_ms = performance.now() - started;
     return {
-      screenshot: { data: frame ? frame.png.toString('base64') : '', mime: 'image/png', width: this.screen.width, height: this.screen.height },
+      screenshot: { data: png ? png.toString('base64') : '', mime: 'image/png', width: this.screen.width, height: this.screen.height },
       viewport: this.screen,
       device_pixel_ratio: 1,
       scale: 1,
@@ -205,6 +216,7 @@ export class DesktopEnv {
       tabs: [],
       windows,
       ...(tree !== undefined ? { a11y_tree: tree } : {}),
+      ...(marks ? { marks: marks satisfies Mark[] } : {}),
       last_action_error: error,
       timings: { ...timings, capture_ms },
       ...(this.finishedState ? { finished: this.finishedState } : {}),

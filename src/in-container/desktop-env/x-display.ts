@@ -4,13 +4,6 @@ import type { Keymap } from './unicode-keys.js';
 
 const Z_PIXMAP = 2;
 
-export interface Frame {
-  /** PNG bytes of the whole screen. */
-  png: Buffer;
-  width: number;
-  height: number;
-}
-
 export interface SettlePolicy {
   /** How long the screen must stay undamaged to count as settled. */
   quietMs: number;
@@ -115,12 +108,6 @@ export class XDisplay implements Keymap {
         else resolve(image.data);
       });
     });
-  }
-
-  /** The screen as PNG, taken within the deadline. */
-  async screenshot(deadlineMs = 5000): Promise<Frame> {
-    const bgrx = await this.raw(deadlineMs);
-    return { png: encodePng(bgrx, this.width, this.height), width: this.width, height: this.height };
   }
 
   /** The window manager's client windows (EWMH _NET_CLIENT_LIST) with their titles, and which one has the focus. */

@@ -6,7 +6,7 @@ import type { DesktopEnv } from '../desktop-env.js';
 
 export type AppOptions = EnvServerOptions;
 
-const DesktopStepOptionsSchema = z.looseObject({ a11y_tree: z.boolean().optional() });
+const DesktopStepOptionsSchema = z.looseObject({ a11y_tree: z.boolean().optional(), set_of_marks: z.boolean().optional() });
 
 /** The desktop env server's HTTP API (docs/desktop.md): the env server kit with the desktop registered into it. */
 export function buildApp(env: DesktopEnv, options: AppOptions): FastifyInstance {
@@ -20,7 +20,7 @@ export function buildApp(env: DesktopEnv, options: AppOptions): FastifyInstance 
         const extra = DesktopStepOptionsSchema.safeParse(options);
         return env.step(schema, actions, { ...options, ...(extra.success ? extra.data : {}) });
       },
-      observation: async (q) => env.observation({ a11y_tree: on(q.a11y_tree) || on(q.aria) }),
+      observation: async (q) => env.observation({ a11y_tree: on(q.a11y_tree) || on(q.aria), set_of_marks: on(q.set_of_marks) }),
       mcp: async () => (await import('./mcp.js')).desktopTools(env),
     },
     options,

@@ -14,10 +14,12 @@ export function desktopTools(env: DesktopEnv): McpTools {
       server.registerTool(
         'desktop_observe',
         {
-          description: 'The current screenshot, the windows and the focused one; with a11y_tree=true also the accessibility tree (AT-SPI, as XML).',
-          inputSchema: { a11y_tree: z.boolean().optional() },
+          description:
+            'The current screenshot, the windows and the focused one; with a11y_tree=true also the accessibility tree (AT-SPI, as XML); ' +
+            'with set_of_marks=true the elements you can act on are boxed and numbered on the screenshot and listed as marks (id, role, name, box).',
+          inputSchema: { a11y_tree: z.boolean().optional(), set_of_marks: z.boolean().optional() },
         },
-        async ({ a11y_tree }) => toContent(await env.observation({ a11y_tree: a11y_tree ?? false })),
+        async ({ a11y_tree, set_of_marks }) => toContent(await env.observation({ a11y_tree: a11y_tree ?? false, set_of_marks: set_of_marks ?? false })),
       );
       registerPointerTools(server, {
         prefix: 'desktop',
