@@ -9,7 +9,7 @@ const outside = (...names) => `^src/(?!(${names.join('|')})/)`;
 const ORCHESTRATION = ['rollout', 'service', 'cli', 'inspector', 'standalone-proxy'];
 
 /** npm packages the code that runs inside containers may use: bundled into the agents, or installed in the browser image. */
-const CONTAINER_PACKAGES = ['eventsource-parser', 'fastify', 'playwright-core', 'zod', '@modelcontextprotocol/sdk'];
+const CONTAINER_PACKAGES = ['eventsource-parser', 'fastify', 'playwright-core', 'zod', '@modelcontextprotocol/sdk', 'x11'];
 
 module.exports = {
   forbidden: [

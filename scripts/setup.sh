@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian/Ubuntu machine to a working OpenForge (`npm run setup`): npm deps, a running
-# Docker engine, the build, and the images (base from debootstrap, workspace, browser, the example suites' task
+# Docker engine, the build, and the images (base from debootstrap, workspace, browser, desktop, the example suites' task
 # images, and the real harness layers). Idempotent: on a machine that has all of it, it only checks.
 #   --no-harnesses      skip the real harness layers (about 3 GB, built from npm on first use otherwise)
 #   --harnesses=a,b     build only these harness layers (qwen-code, openclaw, claude-code, codex, opencode)
@@ -90,6 +90,8 @@ node bin/openforge.js images node --quiet
 node bin/openforge.js images build --quiet --tasks envs/claw-basic
 log "building the browser image and browser-basic task images"
 node bin/openforge.js images browser --quiet --tasks envs/browser-basic
+log "building the desktop image and desktop-basic task images"
+node bin/openforge.js images desktop --quiet --tasks envs/desktop-basic
 if [ -n "$harnesses" ]; then
   log "building harness layers (${harnesses})"
   if [ "$harnesses" = "all" ]; then node bin/openforge.js images harness --quiet

@@ -30,7 +30,20 @@ const BrowserSchema = z.strictObject({
 });
 export type BrowserSettings = z.infer<typeof BrowserSchema>;
 
-const EnvironmentKind = z.enum(['workspace', 'browser'], { error: 'kind must be "workspace" (the default) or "browser"' });
+/** `[environment.desktop]`: the apps a desktop task's episode starts with (docs/desktop.md). */
+const DesktopSchema = z.strictObject({
+  /** Shell commands the env server starts at reset, in order, e.g. "libreoffice --calc /root/Desktop/sales.xlsx". */
+  launch: z.array(z.string().min(1)).default([]),
+  /** The episode starts once a window whose title contains this text is shown. */
+  wait_for_window: z.string().min(1).optional(),
+  /** The X screen (the screenshot's size). */
+  screen: ViewportSchema.default({ width: 1280, height: 800 }),
+  /** Deadline of /opt/openforge/bin/start-desktop-env, and again of the first reset (apps starting). */
+  setup_timeout_sec: z.number().positive().default(180),
+});
+export type DesktopSettings = z.infer<typeof DesktopSchema>;
+
+const EnvironmentKind = z.enum(['workspace', 'browser', 'desktop'], { error: 'kind must be "workspace" (the default), "browser" or "desktop"' });
 
 /**
  * Harbor's older memory key (`memory = "2G"`, as Terminal-Bench 2 writes it) read as `memory_mb` when that is
@@ -86,6 +99,8 @@ const TaskTomlSchema = z.looseObject({
         /** "browser": the image is FROM openforge/browser and the rollout starts its env server first. */
         kind: EnvironmentKind.default('workspace'),
         browser: BrowserSchema.optional(),
+        /** With kind "desktop": the image is FROM openforge/desktop and the rollout starts its desktop env server first. */
+        desktop: DesktopSchema.optional(),
       }),
     )
     .default({ build_timeout_sec: 600, allow_internet: false, env: {}, kind: 'workspace' })
@@ -95,6 +110,13 @@ const TaskTomlSchema = z.looseObject({
           code: 'custom',
           path: ['kind'],
           message: '[environment.browser] is set, so kind must be "browser": add kind = "browser" under [environment]',
+        });
+      }
+      if (env.desktop && env.kind !== 'desktop') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['kind'],
+          message: '[environment.desktop] is set, so kind must be "desktop": add kind = "desktop" under [environment]',
         });
       }
     }),
@@ -128,6 +150,19 @@ export function browserSettings(task: Task): BrowserSettings | undefined {
   const env = task.config.environment;
   if (env.kind !== 'browser') return undefined;
   return env.browser ?? BrowserSchema.parse({});
+}
+
+/** A desktop task's settings (defaults filled in), or undefined for any other task. */
+export function desktopSettings(task: Task): DesktopSettings | undefined {
+  const env = task.config.environment;
+  if (env.kind !== 'desktop') return undefined;
+  return env.desktop ?? DesktopSchema.parse({});
+}
+
+/** The GUI a task's agent drives (its env server on :7000), or undefined for a workspace task. */
+export function guiKind(task: Task): 'browser' | 'desktop' | undefined {
+  const kind = task.config.environment.kind;
+  return kind === 'browser' || kind === 'desktop' ? kind : undefined;
 }
 
 export function isTaskDir(dir: string): boolean {

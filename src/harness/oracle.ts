@@ -7,7 +7,9 @@ export const oracle: Harness = {
   usesModel: false,
   setup: (ctx) => {
     if (!ctx.task.solutionDir) throw new RolloutError('harness_crash', `task ${ctx.task.id} has no solution/solve.sh for the oracle`);
-    return { files: [], env: {}, copies: [{ hostDir: ctx.task.solutionDir, sandboxDir: '/solution' }] };
+    // A GUI task's reference solution replays actions through the rollout's env server, which asks for its token.
+    const env: Record<string, string> = ctx.environmentToken ? { OPENFORGE_ENV_TOKEN: ctx.environmentToken } : {};
+    return { files: [], env, copies: [{ hostDir: ctx.task.solutionDir, sandboxDir: '/solution' }] };
   },
   command: () => ['bash', '/solution/solve.sh'],
   transcriptPaths: [],

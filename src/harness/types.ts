@@ -1,5 +1,6 @@
 import type { Task } from '../config/task.js';
 import type { FileToWrite } from '../sandbox/types.js';
+import type { GuiEnvironment } from './gui-environment.js';
 
 /** What a harness adapter is told about the rollout it runs. */
 export interface HarnessContext {
@@ -16,6 +17,11 @@ export interface HarnessContext {
   workdir: string;
   /** A GUI task's env server token (`Authorization: Bearer …`), for the harness that drives the environment. */
   environmentToken?: string;
+  /**
+   * A GUI task's env server as an MCP server (reachable from inside this rollout's container only, with its
+   * token): harnesses that take MCP servers in their config get it, so they drive the GUI with their own tools.
+   */
+  environment?: GuiEnvironment;
 }
 
 export interface HarnessSetup {

@@ -2,10 +2,18 @@ import { Registry } from '../util/registry.js';
 import { mind2webImporter, webVoyagerImporter } from './browser/index.js';
 import { pinchbenchImporter, qwenclawbenchImporter } from './claw-md/index.js';
 import { harborImporter } from './harbor/index.js';
+import { osworldImporter } from './osworld/index.js';
 import type { TaskImporter } from './types.js';
 
 /** Every benchmark `openforge tasks import --from` reads; a new one is a module plus one entry here. */
-const IMPORTERS = new Registry<TaskImporter>('task source', [harborImporter, pinchbenchImporter, qwenclawbenchImporter, webVoyagerImporter, mind2webImporter]);
+const IMPORTERS = new Registry<TaskImporter>('task source', [
+  harborImporter,
+  pinchbenchImporter,
+  qwenclawbenchImporter,
+  webVoyagerImporter,
+  mind2webImporter,
+  osworldImporter,
+]);
 
 /** Adds an importer (a plugin's, or a test's). A name already taken is refused. */
 export const registerImporter = (importer: TaskImporter): void => IMPORTERS.add(importer);

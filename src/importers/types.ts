@@ -17,11 +17,13 @@ export interface ImportOptions {
   dataset?: string;
   /** A local checkout of the repository the source's tasks live in (Harbor: a dataset's `git_url`). */
   checkout?: string;
+  /** A folder holding files the tasks download (so that they run offline), for importers that take one. */
+  cache?: string;
 }
 
 export interface ImportReport {
   /** The task folders written. */
   written: string[];
   /** Tasks of the source left out, each with the reason (what it needs that the importer cannot provide). */
-  skipped: { id: string; cause: string }[];
+  skipped: { id: string; cause: string; category?: string }[];
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { browserSettings, type BrowserSettings, type Task } from '../config/task.js';
+import { browserSettings, desktopSettings, type BrowserSettings, type Task } from '../config/task.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { RolloutError } from '../util/errors.js';
 
@@ -17,8 +17,8 @@ export const ENVIRONMENT_PHASE_DEADLINES = START_ATTEMPTS + 1;
 
 /** The environment phase's whole deadline for a task: 0 for workspace tasks, which have none. */
 export function environmentPhaseSec(task: Task): number {
-  const browser = browserSettings(task);
-  return browser ? browser.setup_timeout_sec * ENVIRONMENT_PHASE_DEADLINES : 0;
+  const gui = browserSettings(task) ?? desktopSettings(task);
+  return gui ? gui.setup_timeout_sec * ENVIRONMENT_PHASE_DEADLINES : 0;
 }
 /** Where start-browser-env sends each background service's output. */
 const SERVICE_LOGS = '/logs/services';
@@ -118,12 +118,12 @@ async function waitForUrl(box: Sandbox, url: string, timeoutSec: number): Promis
 }
 
 /** The last lines of every service's log (display, VNC, sites, env server), for a start that hung. */
-async function serviceLogs(box: Sandbox): Promise<string> {
+export async function serviceLogs(box: Sandbox): Promise<string> {
   const res = await box.exec(['sh', '-c', `for f in ${SERVICE_LOGS}/*.log; do echo "== $f"; tail -n 8 "$f"; done`], { timeoutSec: 15 }).catch(() => undefined);
   return res?.stdout ?? '';
 }
 
-function tail(text: string): string {
+export function tail(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > LOG_TAIL_CHARS ? `…${trimmed.slice(-LOG_TAIL_CHARS)}` : trimmed || '(no output)';
 }

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_COLLECT_FILES, DEFAULT_COLLECT_MB, type RunConfig } from '../config/run.js';
-import { browserSettings, suiteDirOf, type Task } from '../config/task.js';
+import { browserSettings, desktopSettings, guiKind, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/session.js';
 import { CommandNotStartedError } from '../sandbox/command-not-started.js';
@@ -15,7 +15,15 @@ import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
-import { environmentPhaseSec, liveViewUrl, newEnvironmentSecrets, startBrowserEnvironment, type EnvironmentSecrets } from './browser-environment.js';
+import {
+  ENV_SERVER_URL,
+  environmentPhaseSec,
+  liveViewUrl,
+  newEnvironmentSecrets,
+  startBrowserEnvironment,
+  type EnvironmentSecrets,
+} from './browser-environment.js';
+import { startDesktopEnvironment } from './desktop-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import { networkFailureIn } from './verifier-network.js';
@@ -257,20 +265,25 @@ class RolloutTrial {
     return box;
   }
 
-  /** environment (browser tasks): display, VNC, sites and env server, then the episode's first page. */
+  /** environment (browser and desktop tasks): display, VNC, sites or apps and env server, then the episode's first observation. */
   private async environment(box: Sandbox): Promise<void> {
     const browser = browserSettings(this.task);
-    if (!browser) return;
+    const desktop = desktopSettings(this.task);
+    if (!browser && !desktop) return;
     const secrets = newEnvironmentSecrets();
     this.environmentSecrets = secrets;
-    const page = await this.timed('environment', environmentPhaseSec(this.task), 'environment_setup', () => startBrowserEnvironment(box, browser, secrets));
+    const what = await this.timed('environment', environmentPhaseSec(this.task), 'environment_setup', async () =>
+      browser
+        ? `browser environment up at ${(await startBrowserEnvironment(box, browser, secrets)).url}`
+        : `desktop environment up (${(await startDesktopEnvironment(box, desktop!, secrets)).title || 'no window focused'})`,
+    );
     const address = await box.address?.();
     if (address) {
       const url = liveViewUrl(address, secrets.vncPassword);
       await this.log('live_view', url);
       this.deps.onLiveView?.({ taskId: this.task.id, sampleIndex: this.slot.sampleIndex, rolloutId: this.slot.rolloutId, url });
     }
-    await this.log('phase', `browser environment up at ${page.url}`);
+    await this.log('phase', what);
   }
 
   /** setup: the rollout's proxy session, the harness's config files and the instruction. */
@@ -300,6 +313,9 @@ class RolloutTrial {
         instructionPath: INSTRUCTION_PATH,
         workdir: this.workdir,
         environmentToken: this.environmentSecrets?.envToken,
+        environment: this.environmentSecrets
+          ? { kind: guiKind(task) ?? 'browser', mcpUrl: `${ENV_SERVER_URL}/mcp`, token: this.environmentSecrets.envToken }
+          : undefined,
       };
       const setup = harness.setup(hctx);
       // the files go in with the agent's own exec; a copy of an empty folder, which makes only the folder, on its own

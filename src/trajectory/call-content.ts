@@ -23,7 +23,8 @@ export function imagesIn(messages: readonly unknown[], protocol: ProtocolName): 
     if (url !== undefined) found.push(url);
     else if (Array.isArray(part.content)) visit(part.content);
   };
-  for (const m of messages) if (isRecord(m)) visit(m.content);
+  // a Responses function_call_output carries its items (an MCP tool's screenshot) in `output`
+  for (const m of messages) if (isRecord(m)) visit(Array.isArray(m.content) ? m.content : m.output);
   return found;
 }
 

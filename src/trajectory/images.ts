@@ -15,11 +15,18 @@ export function imageRefs(request: unknown, protocol: ProtocolName): MultiModalD
   if (!list) return null;
   const images: ImageRef[] = [];
   list.forEach((message, messageIndex) => {
-    const content = isRecord(message) ? message.content : undefined;
+    // a message's content, or a Responses function_call_output's output items (tool results with screenshots)
+    const content = isRecord(message) ? (Array.isArray(message.content) ? message.content : message.output) : undefined;
     if (!Array.isArray(content)) return;
     content.forEach((part, partIndex) => {
       const url = records.imageUrl(part);
       if (url !== undefined) images.push({ message_index: messageIndex, part_index: partIndex, url_or_hash: urlOrHash(url) });
+      else if (isRecord(part) && Array.isArray(part.content)) {
+        part.content.forEach((item, itemIndex) => {
+          const nested = records.imageUrl(item);
+          if (nested !== undefined) images.push({ message_index: messageIndex, part_index: partIndex, item_index: itemIndex, url_or_hash: urlOrHash(nested) });
+        });
+      }
     });
   });
   return images.length > 0 ? { images } : null;

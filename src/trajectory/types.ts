@@ -30,10 +30,15 @@ export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 export type ExclusionCounts = Record<ExclusionReason, number>;
 
-/** An image the prompt shows: where it sits in the last call's request messages, and its URL or (for data URLs) a hash. */
+/**
+ * An image the prompt shows: where it sits in the last call's request messages, and its URL or (for data URLs) a hash.
+ * An image inside a tool result (an MCP screenshot in Anthropic's `tool_result` block) has `item_index` too: its
+ * place in that block's content; in a Responses `function_call_output`, part_index counts its `output` items.
+ */
 export interface ImageRef {
   message_index: number;
   part_index: number;
+  item_index?: number;
   url_or_hash: string;
 }
 

@@ -64,6 +64,21 @@ export function imagesCommand(): Command {
       }
     });
   images
+    .command('desktop')
+    .description(
+      'build the desktop image (Xvfb, openbox, LibreOffice, file manager, terminal, editor, AT-SPI, VNC/noVNC, the env server) and, with --tasks, desktop task images',
+    )
+    .option('--extra-ca <file>', 'PEM bundle for npm over https inside the build (also $OPENFORGE_EXTRA_CA); not part of the image tag')
+    .option('--tasks <dir>', 'also build the images of these tasks (a suite or task folder)')
+    .option('-q, --quiet', 'print only the image tags')
+    .action(async (opts: { extraCa?: string; tasks?: string; quiet?: boolean }) => {
+      const builder = await imageBuilder(opts);
+      process.stdout.write(`desktop    ${await builder.ensureDesktop()}\n`);
+      for (const task of opts.tasks ? loadTasks(opts.tasks) : []) {
+        process.stdout.write(`task       ${await builder.ensureTaskImage(task)}\n`);
+      }
+    });
+  images
     .command('harness')
     .description('build harness layers (a real harness + its Node from npm, pinned in images/harness-<name>/) and copy each into its shared volume')
     .argument('[names...]', 'harness layers to build (default: all of them)')

@@ -25,9 +25,13 @@ export function addTasksImportCommand(tasks: Command): void {
     .requiredOption('--out <dir>', 'folder to write the tasks into (one sub-folder per task)')
     .option('--dataset <name@version>', "which dataset of a registry that holds several (harbor: registry.json's name@version)")
     .option('--checkout <dir>', "a local clone of the repository the dataset's tasks live in (harbor: its git_url, at the pinned commit)")
-    .action(async (source: string, opts: { from: string; out: string; dataset?: string; checkout?: string }) => {
-      const report = await importerNamed(opts.from).import(source, opts.out, { dataset: opts.dataset, checkout: opts.checkout });
+    .option('--cache <dir>', 'files the tasks download, fetched ahead (osworld): the tasks carry them and run offline')
+    .action(async (source: string, opts: { from: string; out: string; dataset?: string; checkout?: string; cache?: string }) => {
+      const report = await importerNamed(opts.from).import(source, opts.out, { dataset: opts.dataset, checkout: opts.checkout, cache: opts.cache });
       process.stdout.write(`imported ${report.written.length} ${opts.from} tasks into ${opts.out}\n`);
-      for (const s of report.skipped) process.stdout.write(`  left out ${s.id}: ${s.cause}\n`);
+      const byCategory = new Map<string, number>();
+      for (const s of report.skipped) byCategory.set(s.category ?? 'left out', (byCategory.get(s.category ?? 'left out') ?? 0) + 1);
+      for (const [category, n] of byCategory) process.stdout.write(`${category}: ${n}\n`);
+      for (const s of report.skipped) process.stdout.write(`  left out ${s.id}: ${s.category ? `${s.category}: ` : ''}${s.cause}\n`);
     });
 }

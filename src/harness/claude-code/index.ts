@@ -1,22 +1,40 @@
 import { helperModel } from '../helper-model.js';
+import { authorizationHeader } from '../gui-environment.js';
 import { HARNESS_HOME, harnessModule } from '../layer.js';
 import type { Harness, HarnessContext } from '../types.js';
 
 const LAYER = 'claude-code';
 const CONFIG_DIR = `${HARNESS_HOME}/.claude`;
+/** The rollout's GUI env server as Claude Code's only MCP server (`--mcp-config`, `--strict-mcp-config`). */
+const MCP_CONFIG = `${CONFIG_DIR}/openforge-mcp.json`;
 
 /**
  * Claude Code (@anthropic-ai/claude-code, pinned in images/harness-claude-code/), the native binary its
  * platform package installs, speaking Anthropic Messages to the proxy. Every model alias points at the
  * proxy: the main and sub-agent models at the policy name, the small/fast (haiku) model at the helper
- * alias, so titles and summaries are labelled helper.
+ * alias, so titles and summaries are labelled helper. On a GUI task the env server is its MCP server: its
+ * tools reach the model as `mcp__<kind>__<tool>` and their screenshots as image blocks of the tool results.
  */
 export const claudeCode: Harness = {
   name: 'claude-code',
   usesModel: true,
   layer: LAYER,
   minMemoryMb: 1024,
-  setup: (ctx) => ({ files: [], env: env(ctx), copies: [] }),
+  setup: (ctx) => ({
+    files: ctx.environment
+      ? [
+          {
+            path: MCP_CONFIG,
+            content: JSON.stringify({
+              mcpServers: { [ctx.environment.kind]: { type: 'http', url: ctx.environment.mcpUrl, headers: authorizationHeader(ctx.environment) } },
+            }),
+            mode: 0o600,
+          },
+        ]
+      : [],
+    env: env(ctx),
+    copies: [],
+  }),
   command: (ctx) => [
     harnessModule(LAYER, '@anthropic-ai/claude-code/bin/claude.exe'),
     '-p',
@@ -28,6 +46,7 @@ export const claudeCode: Harness = {
     '--max-turns',
     String(ctx.maxTurns),
     '--dangerously-skip-permissions',
+    ...(ctx.environment ? ['--mcp-config', MCP_CONFIG, '--strict-mcp-config'] : []),
     '--',
     ctx.task.instruction,
   ],
@@ -55,5 +74,7 @@ function env(ctx: HarnessContext): Record<string, string> {
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    // The GUI tools are what the episode is about: declared up front, not deferred behind its ToolSearch tool.
+    ...(ctx.environment ? { ENABLE_TOOL_SEARCH: 'false' } : {}),
   };
 }

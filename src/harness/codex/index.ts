@@ -1,3 +1,4 @@
+import { ENV_TOKEN_VAR } from '../gui-environment.js';
 import { HARNESS_HOME, harnessModule, harnessNode } from '../layer.js';
 import type { Harness, HarnessContext } from '../types.js';
 
@@ -8,7 +9,8 @@ const API_KEY_VAR = 'OPENFORGE_API_KEY';
 /**
  * Codex CLI (@openai/codex, pinned in images/harness-codex/; the native binary comes from the platform
  * optional dependency), `codex exec` speaking the Responses API over SSE to the proxy. The provider id is
- * not `openai`, so none of the built-in OpenAI provider's behaviour (login, WebSocket) applies.
+ * not `openai`, so none of the built-in OpenAI provider's behaviour (login, WebSocket) applies. On a GUI
+ * task the env server is an `[mcp_servers.<kind>]` over streamable HTTP, its token read from the environment.
  */
 export const codex: Harness = {
   name: 'codex',
@@ -21,7 +23,14 @@ export const codex: Harness = {
   volatileToolOutput: [/Chunk ID: \w+/g, /Wall time: [\d.]+ seconds/g],
   setup: (ctx) => ({
     files: [{ path: `${CODEX_HOME}/config.toml`, content: configToml(ctx) }],
-    env: { HOME: HARNESS_HOME, CODEX_HOME, [API_KEY_VAR]: ctx.secret, SHELL: '/bin/bash', NO_COLOR: '1' },
+    env: {
+      HOME: HARNESS_HOME,
+      CODEX_HOME,
+      [API_KEY_VAR]: ctx.secret,
+      SHELL: '/bin/bash',
+      NO_COLOR: '1',
+      ...(ctx.environment ? { [ENV_TOKEN_VAR]: ctx.environment.token } : {}),
+    },
     copies: [],
   }),
   command: (ctx) => [
@@ -57,5 +66,15 @@ function configToml(ctx: HarnessContext): string {
     'wire_api = "responses"',
     'supports_websockets = false',
     '',
+    ...(ctx.environment
+      ? [
+          `[mcp_servers.${ctx.environment.kind}]`,
+          `url = ${JSON.stringify(ctx.environment.mcpUrl)}`,
+          `bearer_token_env_var = "${ENV_TOKEN_VAR}"`,
+          'startup_timeout_sec = 60',
+          'tool_timeout_sec = 120',
+          '',
+        ]
+      : []),
   ].join('\n');
 }

@@ -1,4 +1,4 @@
-import { browserSettings } from '../../config/task.js';
+import { guiKind } from '../../config/task.js';
 import { RolloutError } from '../../util/errors.js';
 import { AGENT_NODE, agentBundle } from '../agent-bundle.js';
 import type { Harness } from '../types.js';
@@ -9,8 +9,8 @@ export const GUI_AGENT_PATH = '/opt/openforge/forge-gui-agent.mjs';
 export const KEEP_SCREENSHOTS = 3;
 
 /**
- * The built-in GUI harness: a screenshot → computer-tool → env-server loop (agent.ts), for browser
- * tasks (task.toml `[environment] kind = "browser"`). The agent file is written into each container at
+ * The built-in GUI harness: a screenshot → computer-tool → env-server loop (agent.ts), for browser and
+ * desktop tasks (task.toml `[environment] kind = "browser"` or `"desktop"`: both env servers take the same /step). The agent file is written into each container at
  * setup, so the browser image needs no rebuild when the agent changes.
  */
 export const forgeGuiAgent: Harness = {
@@ -18,8 +18,8 @@ export const forgeGuiAgent: Harness = {
   usesModel: true,
   agentNode: true,
   setup: (ctx) => {
-    if (!browserSettings(ctx.task)) {
-      throw new RolloutError('harness_crash', `forge-gui-agent drives a browser, but task ${ctx.task.id} is not a browser task`);
+    if (!guiKind(ctx.task)) {
+      throw new RolloutError('harness_crash', `forge-gui-agent drives a browser or a desktop, but task ${ctx.task.id} is a workspace task`);
     }
     return {
       files: [{ path: GUI_AGENT_PATH, content: agentBundle('forge-gui-agent'), mode: 0o755 }],

@@ -1,4 +1,5 @@
 import { helperModel } from '../helper-model.js';
+import { authorizationHeader } from '../gui-environment.js';
 import { HARNESS_HOME, harnessModule } from '../layer.js';
 import type { Harness, HarnessContext } from '../types.js';
 
@@ -11,7 +12,8 @@ const DATA_DIR = `${HARNESS_HOME}/.local/share/opencode`;
  * opencode (npm `opencode-ai`, pinned in images/harness-opencode/), the native binary of its platform
  * package, `opencode run` against the proxy as an OpenAI-compatible provider. Its npm registry checks at
  * start fail fast behind the proxy-only network (the sandbox's resolver gives up after one short try) and
- * it goes on without them. Its small model (session titles) is the helper alias.
+ * it goes on without them. Its small model (session titles) is the helper alias. On a GUI task the env
+ * server is a remote MCP server in its config (`mcp.<kind>`).
  */
 export const opencode: Harness = {
   name: 'opencode',
@@ -67,5 +69,18 @@ function config(ctx: HarnessContext): unknown {
     },
     model: `${PROVIDER}/${ctx.model}`,
     small_model: `${PROVIDER}/${small}`,
+    ...(ctx.environment
+      ? {
+          mcp: {
+            [ctx.environment.kind]: {
+              type: 'remote',
+              url: ctx.environment.mcpUrl,
+              headers: authorizationHeader(ctx.environment),
+              enabled: true,
+              timeout: 120_000,
+            },
+          },
+        }
+      : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { authorizationHeader } from '../gui-environment.js';
 import { HARNESS_HOME, harnessModule, harnessNode } from '../layer.js';
 import type { Harness, HarnessContext } from '../types.js';
 import { helperModel } from '../helper-model.js';
@@ -7,7 +8,8 @@ const QWEN_DIR = `${HARNESS_HOME}/.qwen`;
 
 /**
  * Qwen Code (@qwen-code/qwen-code, pinned in images/harness-qwen-code/), speaking Chat Completions to the
- * proxy. Its fast model (suggestions, summaries) is a distinct alias so those calls are labelled helper.
+ * proxy. Its fast model (suggestions, summaries) is a distinct alias so those calls are labelled helper. On a
+ * GUI task the env server is its MCP server (`mcpServers.<kind>.httpUrl`, trusted: no confirmation asked).
  */
 export const qwenCode: Harness = {
   name: 'qwen-code',
@@ -55,5 +57,12 @@ function settings(ctx: HarnessContext): unknown {
     model: { name: ctx.model },
     fastModel: helperModel(ctx.model),
     tools: { approvalMode: 'yolo', sandbox: false },
+    ...(ctx.environment
+      ? {
+          mcpServers: {
+            [ctx.environment.kind]: { httpUrl: ctx.environment.mcpUrl, headers: authorizationHeader(ctx.environment), trust: true, timeout: 120_000 },
+          },
+        }
+      : {}),
   };
 }

@@ -99,9 +99,52 @@ export const COMPUTER_TOOL = {
   },
 };
 
-const SYSTEM_PROMPT = `You are a GUI agent operating a web browser through screenshots and the computer tool.
-Each screenshot shows the whole browser viewport ({width}x{height} pixels). Act one step at a time: look at the latest screenshot, then call the computer tool.
+const SYSTEM_PROMPT = `You are a GUI agent operating {environment} through screenshots and the computer tool.
+Each screenshot shows {screen} ({width}x{height} pixels). Act one step at a time: look at the latest screenshot, then call the computer tool.
 When the task is complete, stop calling tools and reply with a short final answer (include any information the task asked for).`;
+
+/** What the agent drives: the env server's observation says (a desktop lists its windows, a browser its tabs). */
+export type GuiEnvironment = 'browser' | 'desktop';
+
+const ENVIRONMENT_WORDS: Record<GuiEnvironment, { environment: string; screen: string }> = {
+  browser: { environment: 'a web browser', screen: 'the whole browser viewport' },
+  desktop: { environment: 'a Linux desktop (its applications, windows and panel)', screen: 'the whole screen' },
+};
+
+export function environmentOf(obs: Observation): GuiEnvironment {
+  return Array.isArray((obs as { windows?: unknown }).windows) ? 'desktop' : 'browser';
+}
+
+export function systemPrompt(environment: GuiEnvironment, width: number, height: number): string {
+  const words = ENVIRONMENT_WORDS[environment];
+  return SYSTEM_PROMPT.replace('{environment}', words.environment)
+    .replace('{screen}', words.screen)
+    .replace('{width}', String(width))
+    .replace('{height}', String(height));
+}
+
+/** The computer tool for the environment: on a desktop without the browser's page and tab actions. */
+export function computerTool(environment: GuiEnvironment): typeof COMPUTER_TOOL {
+  if (environment === 'browser') return COMPUTER_TOOL;
+  const { url: _url, index: _index, ...properties } = COMPUTER_TOOL.function.parameters.properties;
+  return {
+    ...COMPUTER_TOOL,
+    function: {
+      ...COMPUTER_TOOL.function,
+      description:
+        'Use the mouse and keyboard on the desktop screen you see. Coordinates are pixels of the latest screenshot, ' +
+        '[x, y] from the top-left corner. Keys use xdotool names (e.g. "Return", "ctrl+s", "alt+Tab"). ' +
+        'scroll_amount counts wheel notches. done ends the task with your answer in text. Every action returns a new screenshot.',
+      parameters: {
+        ...COMPUTER_TOOL.function.parameters,
+        properties: {
+          ...properties,
+          action: { ...properties.action, enum: [...ANTHROPIC_ACTIONS, 'done'] },
+        } as typeof COMPUTER_TOOL.function.parameters.properties,
+      },
+    },
+  };
+}
 
 const OMITTED_SCREENSHOT = '[an earlier screenshot, omitted to keep the context short]';
 
@@ -181,6 +224,11 @@ function screenshotPart(obs: Observation): ContentPart {
 }
 
 function describePage(obs: Observation): string {
+  const windows = (obs as { windows?: { title: string; active: boolean }[] }).windows;
+  if (Array.isArray(windows)) {
+    const others = windows.filter((w) => !w.active && w.title).map((w) => w.title);
+    return `Focused window: ${obs.title || '(none)'}${others.length ? `\nOther windows: ${others.join('; ')}` : ''}`;
+  }
   const page = `Page: ${obs.title || '(untitled)'} — ${obs.url}`;
   const tabs = obs.tabs ?? [];
   if (tabs.length < 2) return page;
@@ -252,8 +300,10 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
     } catch (err) {
       return finish({ exitCode: 1, turns: 0, finalText: null, error: (err as Error).message });
     }
+    const environment = environmentOf(obs);
+    const tool = computerTool(environment);
     const messages: Message[] = [
-      { role: 'system', content: SYSTEM_PROMPT.replace('{width}', String(obs.screenshot.width)).replace('{height}', String(obs.screenshot.height)) },
+      { role: 'system', content: systemPrompt(environment, obs.screenshot.width, obs.screenshot.height) },
       { role: 'user', content: [{ type: 'text', text: options.instruction }, { type: 'text', text: describePage(obs) }, screenshotPart(obs)] },
     ];
     transcript.event('start', { model: options.model ?? 'policy', max_turns: maxTurns, keep_screenshots: keep, messages: loggable(messages) });
@@ -263,7 +313,7 @@ export async function runGuiAgent(options: GuiAgentOptions): Promise<AgentResult
       dropOldScreenshots(messages, keep);
       let reply: ModelReply;
       try {
-        reply = await callModel(options, { messages, tools: [COMPUTER_TOOL] }, onRetry(turn));
+        reply = await callModel(options, { messages, tools: [tool] }, onRetry(turn));
       } catch (err) {
         return finish({ exitCode: 1, turns: turn, finalText: null, error: (err as Error).message });
       }

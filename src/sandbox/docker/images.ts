@@ -38,10 +38,13 @@ const BASE_RECIPE = { suite: 'bookworm', variant: 'minbase', include: ['ca-certi
 /** npm used only inside harness builds (11.x runs dependency install scripts; 12 blocks those not in allowScripts). */
 const HARNESS_NPM_VERSION = '11.19.1';
 const HARNESS_FILES = ['package.json', 'package-lock.json', 'verify.sh'];
-const PROJECT_IMAGE_REF = /^(\s*FROM\s+)openforge\/(base|workspace|browser)(:\S+)?(\s|$)/im;
+const PROJECT_IMAGE_REF = /^(\s*FROM\s+)openforge\/(base|workspace|browser|desktop)(:\S+)?(\s|$)/im;
 /** Node and npm of the browser image's env server (images/browser/package.json pins the same Node). */
 const BROWSER_NPM_VERSION = HARNESS_NPM_VERSION;
 const BROWSER_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start-browser-env'];
+const DESKTOP_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start-desktop-env'];
+/** Folders of images/desktop copied whole into its build context. */
+const DESKTOP_DIRS = ['desktop-files', 'python'];
 
 /**
  * Builds the project's images (base, workspace, one per task), each tagged by a hash of its inputs and
@@ -138,6 +141,7 @@ export class ImageBuilder {
     }
     if (replace.size) plan = this.taskImagePlan(task, replace);
     if (plan.usesBrowser) await this.ensureBrowser();
+    if (plan.usesDesktop) await this.ensureDesktop();
     return this.once(plan.tag, async () => {
       if (!(await this.exists(plan.tag))) await this.build(plan.tag, plan.files!, {}, task.config.environment.build_timeout_sec);
       return plan.tag;
@@ -238,22 +242,27 @@ export class ImageBuilder {
   private taskImagePlan(
     task: Task,
     replace: ReadonlyMap<string, string> = new Map(),
-  ): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean; dockerfile?: string } {
+  ): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean; usesDesktop?: boolean; dockerfile?: string } {
     const workspace = this.workspacePlan().tag;
     const dockerfilePath = task.environmentDir && path.join(task.environmentDir, 'Dockerfile');
     if (!dockerfilePath || !existsSync(dockerfilePath)) return { tag: workspace };
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
     const usesBrowser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile);
+    const usesDesktop = /^\s*FROM\s+openforge\/desktop(:\S+)?(\s|$)/im.test(dockerfile);
     const browser = usesBrowser ? this.browserPlan().tag : undefined;
+    const desktop = usesDesktop ? this.desktopPlan().tag : undefined;
     const resolved = replaceBases(dockerfile, replace).replace(
       new RegExp(PROJECT_IMAGE_REF.source, 'gim'),
-      (_m, from: string, which: string, _t, end: string) => `${from}${which === 'base' ? this.baseTag() : which === 'browser' ? browser : workspace}${end}`,
+      (_m, from: string, which: string, _t, end: string) => {
+        const image = which === 'base' ? this.baseTag() : which === 'browser' ? browser : which === 'desktop' ? desktop : workspace;
+        return `${from}${image}${end}`;
+      },
     );
     const files = readTree(task.environmentDir!, '', { symlinksWithin: suiteDirOf(task) }).map((f) =>
       f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f,
     );
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
-    return { tag, files, usesBrowser, dockerfile };
+    return { tag, files, usesBrowser, usesDesktop, dockerfile };
   }
 
   /**
@@ -270,6 +279,39 @@ export class ImageBuilder {
     const files = this.browserContext();
     const buildargs = { NODE_VERSION: this.imageNode().version, NPM_VERSION: BROWSER_NPM_VERSION };
     const tag = `openforge/browser:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
+    return { tag, files, buildargs };
+  }
+
+  /**
+   * The desktop image (images/desktop): Xvfb, openbox and tint2, LibreOffice, a file manager, a terminal and
+   * an editor, the graders' Python libraries and evaluator module, AT-SPI, VNC/noVNC, and the env server
+   * compiled from src/in-container/desktop-env (`npm run build` first). Its Debian packages are the first
+   * layer of the final stage, so a code change rebuilds only the last layers.
+   */
+  ensureDesktop(): Promise<string> {
+    return this.ensureFetched(this.desktopPlan());
+  }
+
+  private desktopPlan(): { tag: string; files: { name: string; content: Buffer; mode?: number }[]; buildargs: Record<string, string> } {
+    const root = packageRoot();
+    const dir = path.join(root, 'images/desktop');
+    const app = path.join(root, 'dist/in-container/desktop-env');
+    if (!existsSync(path.join(app, 'server/main.js'))) throw new UserError(`${app}/server/main.js is missing`, 'run `npm run build` first');
+    const dist = path.join(root, 'dist');
+    const entries = readTree(app)
+      .filter((f) => f.name.endsWith('.js'))
+      .map((f) => path.join('in-container/desktop-env', f.name));
+    const compiled = moduleClosure(dist, entries).map((name) => ({
+      name: `app/${name.split(path.sep).join('/')}`,
+      content: readFileSync(path.join(dist, name)),
+    }));
+    const files = [
+      ...DESKTOP_FILES.map((f) => ({ name: f, content: readFileSync(path.join(dir, f)), mode: f === 'start-desktop-env' ? 0o755 : 0o644 })),
+      ...DESKTOP_DIRS.flatMap((d) => readTree(path.join(dir, d)).map((f) => ({ ...f, name: `${d}/${f.name}` }))),
+      ...compiled,
+    ];
+    const buildargs = { NODE_VERSION: this.imageNode().version, NPM_VERSION: BROWSER_NPM_VERSION };
+    const tag = `openforge/desktop:${contentHash([this.baseTag(), JSON.stringify(buildargs), ...files.flatMap((f) => [f.name, f.content])])}`;
     return { tag, files, buildargs };
   }
 

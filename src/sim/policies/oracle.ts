@@ -5,6 +5,7 @@ import type { Task } from '../../config/task.js';
 import type { ChatRequest } from '../chat-request.js';
 import { readReferenceActions, ReferenceActionsError, toComputerCalls } from './computer-actions.js';
 import { findComputerTool, type ComputerTool } from './computer-tool.js';
+import { findEnvMcpTools, toMcpCalls, type EnvMcpTools } from './env-mcp-tools.js';
 import { findShellTool, shellToolArguments } from './shell-tool.js';
 import { readSolutionSteps } from './solution-steps.js';
 import type { Policy, PolicyAnswer } from './types.js';
@@ -17,7 +18,8 @@ export const REFERENCE_ANSWER = 'answer.md';
  * tool call each, through the harness's own shell tool, then says it is done (or gives solution/answer.md as
  * its final answer). A browser task with
  * solution/actions.json is solved through the harness's computer tool instead, one reference action
- * (or part of one) per call. Progress is read from the conversation (tool calls already made), so
+ * (or part of one) per call, or through the env server's MCP tools when the harness shows those
+ * (Claude Code, Codex, … on a GUI task). Progress is read from the conversation (tool calls already made), so
  * the policy itself keeps no state.
  */
 export function createOraclePolicy(): Policy {
@@ -46,7 +48,14 @@ export function oracleAnswer(request: ChatRequest, task: Task | undefined, weigh
     const answer = computerAnswer(request, task, computer, weightVersion);
     if (answer) return answer;
   }
+  const envTools = request.tool_choice === 'none' ? undefined : findEnvMcpTools(request.tools);
+  if (envTools) {
+    const answer = mcpAnswer(request, task, envTools, weightVersion);
+    if (answer) return answer;
+  }
   const steps = readSolutionSteps(task);
+  const guiWait = guiToolsNotListedYet(request, task);
+  if (guiWait) return guiWait;
   if (!steps) return textAnswer(`I cannot solve task ${task.id}: it has no solution/solve.sh for the oracle to run.`);
   const tool = request.tool_choice === 'none' ? undefined : findShellTool(request.tools);
   if (!tool) {
@@ -88,6 +97,53 @@ function referenceAnswer(task: Task): string | undefined {
   const file = task.solutionDir && path.join(task.solutionDir, REFERENCE_ANSWER);
   return file && existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
 }
+
+/** The next reference action as an env MCP tool call, or the final answer; undefined when the task has no actions.json. */
+function mcpAnswer(request: ChatRequest, task: Task, tools: EnvMcpTools, weightVersion: string | undefined): PolicyAnswer | undefined {
+  let script;
+  try {
+    const actions = readReferenceActions(task);
+    if (!actions) return undefined;
+    script = toMcpCalls(actions, tools);
+  } catch (err) {
+    if (err instanceof ReferenceActionsError) return textAnswer(`I cannot replay the reference actions of task ${task.id}: ${err.message}`);
+    throw err;
+  }
+  let done = 0;
+  for (const message of request.messages) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.tool_calls ?? []) if (tools.names.has(call.function.name)) done++;
+  }
+  const call = script.calls[done];
+  if (!call) return textAnswer(script.finalAnswer || doneText(`performed the ${script.calls.length} reference action(s) of task ${task.id}`, weightVersion));
+  return { content: null, toolCalls: [{ name: call.name, arguments: JSON.stringify(call.arguments) }] };
+}
+
+/**
+ * A GUI task (it has reference actions) whose request shows no GUI tool yet: a harness that connects its MCP
+ * servers in the background (Codex, whose MCP resource tools are listed from the start) may send its first
+ * turn before the env server's tools are. The oracle then waits a moment through the shell instead of
+ * replaying the actions some other way. Without any MCP tool it goes on to solve.sh as before.
+ */
+function guiToolsNotListedYet(request: ChatRequest, task: Task): PolicyAnswer | undefined {
+  if (!(request.tools ?? []).some((t) => /mcp/i.test(t.function?.name ?? ''))) return undefined;
+  let actions;
+  try {
+    actions = readReferenceActions(task);
+  } catch {
+    return undefined;
+  }
+  if (!actions) return undefined;
+  const tool = request.tool_choice === 'none' ? undefined : findShellTool(request.tools);
+  if (!tool) return textAnswer(`I cannot act on task ${task.id}: this request declares no GUI tool (a computer tool or an env server's MCP tools).`);
+  if (countToolCalls(request, tool.name) >= GUI_WAITS) {
+    return textAnswer(`I cannot act on task ${task.id}: no GUI tool appeared after ${GUI_WAITS} waits.`);
+  }
+  return { content: null, toolCalls: [{ name: tool.name, arguments: shellToolArguments(tool, 'sleep 2', 'Wait for the GUI tools to be listed') }] };
+}
+
+/** How many times the oracle waits for a harness to list the GUI tools before it gives up. */
+const GUI_WAITS = 3;
 
 function countToolCalls(request: ChatRequest, toolName: string): number {
   let count = 0;

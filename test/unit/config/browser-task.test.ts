@@ -25,7 +25,11 @@ describe('task.toml: browser tasks', () => {
   });
 
   it('names the key and the fix for bad browser fields', () => {
-    expect(() => load('[environment]\nkind = "desktop"\n')).toThrow(/t\/task\.toml: environment\.kind: kind must be "workspace" \(the default\) or "browser"/);
+    expect(() => load('[environment]\nkind = "vm"\n')).toThrow(
+      /t\/task\.toml: environment\.kind: kind must be "workspace" \(the default\), "browser" or "desktop"/,
+    );
+    expect(() => load('[environment.desktop]\nlaunch = ["mousepad"]\n')).toThrow(/environment\.kind: .*add kind = "desktop"/);
+    expect(() => load('[environment]\nkind = "desktop"\n[environment.desktop]\nlaunch = "mousepad"\n')).toThrow(/environment\.desktop\.launch/);
     expect(() => load('[environment.browser]\nstart_url = "http://127.0.0.1:8000/"\n')).toThrow(/environment\.kind: .*add kind = "browser"/);
     expect(() => load('[environment]\nkind = "browser"\n[environment.browser]\nstart_url = "127.0.0.1:8000"\n')).toThrow(
       /environment\.browser\.start_url: start_url must be an absolute http\(s\)/,

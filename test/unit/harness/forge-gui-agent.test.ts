@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { dropOldScreenshots, runGuiAgent, stepRequest } from '../../../src/in-container/agents/forge-gui-agent.js';
+import { computerTool, dropOldScreenshots, environmentOf, runGuiAgent, stepRequest, systemPrompt } from '../../../src/in-container/agents/forge-gui-agent.js';
 import type { ChatRequest } from '../../../src/sim/chat-request.js';
 import { createOraclePolicy } from '../../../src/sim/policies/oracle.js';
 import { startSimServer, type SimServer } from '../../../src/sim/server.js';
@@ -164,6 +164,24 @@ describe('the bundled GUI agent (dist/agents/forge-gui-agent.mjs), alone in a fo
 });
 
 describe('forge-gui-agent pieces', () => {
+  it('names the environment it drives: a browser, or a desktop (whose tool has no page or tab actions)', () => {
+    const shot = { data: '', mime: 'image/png', width: 1280, height: 800 };
+    const desktop = environmentOf({ screenshot: shot, viewport: shot, url: '', title: 'notes', tabs: [], windows: [] } as never);
+    expect(desktop).toBe('desktop');
+    expect(environmentOf({ screenshot: shot, viewport: shot, url: 'http://x', title: '', tabs: [] } as never)).toBe('browser');
+    expect(systemPrompt('desktop', 1280, 800)).toMatch(
+      /^You are a GUI agent operating a Linux desktop .*\nEach screenshot shows the whole screen \(1280x800 pixels\)/,
+    );
+    expect(systemPrompt('browser', 1024, 768)).toMatch(/operating a web browser[^]*the whole browser viewport \(1024x768 pixels\)/);
+    const tool = computerTool('desktop').function;
+    expect(tool.description).toMatch(/desktop screen/);
+    expect(tool.parameters.properties.action.enum).toContain('left_click');
+    expect(tool.parameters.properties.action.enum).toContain('done');
+    expect(tool.parameters.properties.action.enum).not.toContain('navigate');
+    expect(tool.parameters.properties).not.toHaveProperty('url');
+    expect(computerTool('browser').function.parameters.properties.action.enum).toContain('navigate');
+  });
+
   it('sends browser actions as canonical actions and computer actions as Anthropic ones', () => {
     expect(stepRequest({ action: 'navigate', url: 'http://a/' })).toEqual({ schema: 'canonical', action: { type: 'goto', url: 'http://a/' } });
     expect(stepRequest({ action: 'go_back' })).toEqual({ schema: 'canonical', action: { type: 'go_back' } });

@@ -96,8 +96,8 @@ describe('writing Harbor browser tasks', () => {
     const stdout = execFileSync('node', [bin, 'tasks', 'import', '--from', 'webvoyager', WEBVOYAGER, '--out', out]).toString();
     expect(stdout).toContain('imported 3 webvoyager tasks');
     expect(loadTasks(out)).toHaveLength(3);
-    expect(() => execFileSync('node', [bin, 'tasks', 'import', '--from', 'osworld', WEBVOYAGER, '--out', out], { stdio: 'pipe' })).toThrow(
-      /unknown task source "osworld"[\s\S]*webvoyager, mind2web/,
+    expect(() => execFileSync('node', [bin, 'tasks', 'import', '--from', 'swebench', WEBVOYAGER, '--out', out], { stdio: 'pipe' })).toThrow(
+      /unknown task source "swebench"[\s\S]*webvoyager, mind2web, osworld/,
     );
   });
 });

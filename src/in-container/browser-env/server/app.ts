@@ -1,91 +1,24 @@
-import { timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { clientErrorAnswer } from '../../../util/client-error.js';
-import { type HealthResponse, ResetRequestSchema, StepRequestSchema } from '../actions.js';
+import type { FastifyInstance } from 'fastify';
+import { buildEnvApp, type EnvServerOptions } from '../../env-server/app.js';
+import { type HealthResponse, ResetRequestSchema } from '../actions.js';
 import type { BrowserEnv } from './browser-env.js';
-import { EvaluatorError, evaluate } from './evaluate.js';
 
-export interface AppOptions {
-  verifierDir: string;
-  evaluateTimeoutMs: number;
-  /**
-   * Asked of every request but /health, as `Authorization: Bearer <token>`: the orchestrator gives each
-   * rollout's env server a token of its own, and its agent the same. Unset: every request is answered.
-   */
-  token?: string;
-}
+export type AppOptions = EnvServerOptions;
 
-const EvaluateRequestSchema = z.looseObject({ command: z.string().min(1).optional() });
-
-function badRequest(error: z.ZodError): { error: string } {
-  const issue = error.issues[0];
-  return { error: `invalid request: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` };
-}
-
-/** The env server's HTTP API (docs/browser.md): /health, /reset, /step, /observation, /evaluate, /mcp. */
+/** The browser env server's HTTP API (docs/browser.md): the env server kit with the browser registered into it. */
 export function buildApp(env: BrowserEnv, options: AppOptions): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024, clientErrorHandler: clientErrorAnswer((message) => ({ error: message })) });
-  if (options.token) {
-    const expected = Buffer.from(`Bearer ${options.token}`);
-    app.addHook('onRequest', async (req, reply) => {
-      if (req.url === '/health') return;
-      const given = Buffer.from(req.headers.authorization ?? '');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return reply
-          .code(401)
-          .send({ error: "this env server answers its rollout only: send Authorization: Bearer <the rollout's env token> (OPENFORGE_ENV_TOKEN)" });
-      }
-    });
-  }
-
-  app.get('/health', async (): Promise<HealthResponse> => {
-    const up = env.host.running || !!(await env.host.get().catch(() => undefined));
-    return { ok: up, browser: env.host.restarts > 0 ? 'restarted' : 'running', restarts: env.host.restarts };
-  });
-
-  app.post('/reset', async (req, reply) => {
-    const parsed = ResetRequestSchema.safeParse(req.body ?? {});
-    if (!parsed.success) return reply.code(400).send(badRequest(parsed.error));
-    return env.reset(parsed.data);
-  });
-
-  app.post('/step', async (req, reply) => {
-    const parsed = StepRequestSchema.safeParse(req.body ?? {});
-    if (!parsed.success) return reply.code(400).send(badRequest(parsed.error));
-    const { schema, action, actions, options } = parsed.data;
-    const list = actions ?? (action !== undefined ? [action] : undefined);
-    if (!list) return reply.code(400).send({ error: 'invalid request: send "action" (one) or "actions" (a list)' });
-    return env.step(schema ?? 'canonical', list, options ?? {});
-  });
-
-  app.get('/observation', async (req) => {
-    const q = req.query as Record<string, string | undefined>;
-    return env.observation({ aria: q.aria === '1' || q.aria === 'true', image_format: q.image_format === 'jpeg' ? 'jpeg' : 'png' });
-  });
-
-  app.post('/evaluate', async (req, reply) => {
-    const parsed = EvaluateRequestSchema.safeParse(req.body ?? {});
-    if (!parsed.success) return reply.code(400).send(badRequest(parsed.error));
-    try {
-      return await evaluate(parsed.data.command ?? 'bash /tests/test.sh', options.verifierDir, options.evaluateTimeoutMs);
-    } catch (err) {
-      if (!(err instanceof EvaluatorError)) throw err;
-      return reply.code(422).send({ error: err.message, stdout: err.stdout, stderr: err.stderr });
-    }
-  });
-
-  app.all('/mcp', async (req, reply) => {
-    reply.hijack();
-    // Loaded on first use: the MCP SDK adds seconds to the server's start on a busy machine.
-    const { handleMcp } = await import('./mcp.js');
-    await handleMcp(env, req.raw, reply.raw, req.body);
-  });
-
-  app.setErrorHandler((err, _req, reply) => {
-    const e = err as Error & { statusCode?: number };
-    const status = e.statusCode && e.statusCode < 500 ? e.statusCode : 500;
-    void reply.code(status).send({ error: e.message });
-  });
-  return app;
+  return buildEnvApp(
+    {
+      health: async (): Promise<HealthResponse> => {
+        const up = env.host.running || !!(await env.host.get().catch(() => undefined));
+        return { ok: up, browser: env.host.restarts > 0 ? 'restarted' : 'running', restarts: env.host.restarts };
+      },
+      resetSchema: ResetRequestSchema,
+      reset: (req) => env.reset(req),
+      step: (schema, actions, options) => env.step(schema, actions, options),
+      observation: async (q) => env.observation({ aria: q.aria === '1' || q.aria === 'true', image_format: q.image_format === 'jpeg' ? 'jpeg' : 'png' }),
+      mcp: async () => (await import('./mcp.js')).browserTools(env),
+    },
+    options,
+  );
 }

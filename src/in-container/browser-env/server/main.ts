@@ -2,14 +2,13 @@
  * The env server's entry point inside the browser image (/opt/openforge/browser/app/in-container/browser-env/server/main.js),
  * started by start-browser-env. Settings come from the environment.
  */
+import { envNumber as num, envServerOptions, logLine as log, serve } from '../../env-server/serve.js';
 import { buildApp } from './app.js';
 import { BrowserEnv, DEFAULT_ENV_OPTIONS } from './browser-env.js';
 import { BrowserHost } from './browser-host.js';
 
 const env = process.env;
 const [width, height] = (env.OPENFORGE_SCREEN ?? '1280x800x24').split('x').map(Number);
-const num = (v: string | undefined, fallback: number) => (v && Number.isFinite(Number(v)) ? Number(v) : fallback);
-const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
 const host = new BrowserHost({
   executablePath: env.OPENFORGE_BROWSER_EXECUTABLE ?? '/usr/bin/chromium',
@@ -27,21 +26,8 @@ const browserEnv = new BrowserEnv(host, {
     requestStaleMs: num(env.OPENFORGE_SETTLE_REQUEST_STALE_MS, DEFAULT_ENV_OPTIONS.settle.requestStaleMs),
   },
 });
-const app = buildApp(browserEnv, {
-  verifierDir: env.OPENFORGE_VERIFIER_DIR ?? '/logs/verifier',
-  evaluateTimeoutMs: num(env.OPENFORGE_EVALUATE_TIMEOUT_MS, 120_000),
-  token: env.OPENFORGE_ENV_TOKEN || undefined,
-});
+const app = buildApp(browserEnv, envServerOptions(env));
 
 await host.get(); // launch Chromium before answering /health
-const port = num(env.OPENFORGE_ENV_PORT, 7000);
-await app.listen({ host: env.OPENFORGE_ENV_HOST ?? '0.0.0.0', port });
+const port = await serve(app, () => browserEnv.close(), env);
 log(`browser env server on :${port} (chromium ${host.running ? 'running' : 'not running'})`);
-
-const stop = async () => {
-  await app.close().catch(() => undefined);
-  await browserEnv.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());

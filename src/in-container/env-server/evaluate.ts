@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { EvaluateResponse } from '../actions.js';
+import type { EvaluateResponse } from '../browser-env/actions.js';
 
 const MAX_OUTPUT = 64 * 1024;
 

@@ -1,0 +1,1 @@
+../../_kit/solution/solve.sh
