@@ -1,10 +1,11 @@
 import { tokenBreakCause } from './break-cause.js';
 import { commonPrefix, messageKey, requestMessages } from './conversation.js';
 import { isRecord } from '../util/is-record.js';
-import { imageRefs } from './images.js';
+import { placeImages } from './image-placeholders.js';
+import { requestImages } from './images.js';
 import { Conversation, conversationKeys, Segment, type TokenCall } from './segment.js';
 import { CorruptCallError, type TrajectoryCall } from './trajectory-call.js';
-import { emptyExclusionCounts, type BreakReason, type ExclusionCounts, type ExclusionReason, type TrajectorySample } from './types.js';
+import { emptyExclusionCounts, type BreakReason, type ExclusionCounts, type ExclusionReason, type MultiModalData, type TrajectorySample } from './types.js';
 
 export interface RolloutContext {
   runId: string;
@@ -15,6 +16,8 @@ export interface RolloutContext {
   reward: number | null;
   /** The run's upstream is the simulated model: its tokenizer may be used to tell retokenization apart. */
   simulated: boolean;
+  /** The token that opens an image's placeholder in the calls' token ids, when the tokenizer is known (`placeholderStartId`). */
+  imagePlaceholderId?: number | null;
   /** Tokens the rollout's calls store (prompt pieces and completions), when known: the first sample's size, at most. */
   storedTokens?: number;
 }
@@ -218,8 +221,7 @@ export class RolloutTrajectoryBuilder {
       harness: ctx.harness,
       weight_version: versionOf(last) ?? weightVersion(await last.responseIfContains('weight_version')),
       finish_reason: last.finishReason,
-      // Every image part type has "image" in its JSON; requests without it need not be read.
-      multi_modal_data: imageRefs(await last.requestIfContains('image'), last.protocol),
+      multi_modal_data: await this.images(segment),
       extra_fields: {
         call_seqs: segment.callSeqs,
         simulated: ctx.simulated,
@@ -228,6 +230,18 @@ export class RolloutTrajectoryBuilder {
         sample_index: ctx.sampleIndex,
       },
     };
+  }
+
+  /** The images the segment's last request shows (the sample's whole conversation), each at its placeholder. */
+  private async images(segment: Segment): Promise<MultiModalData | null> {
+    const last = segment.lastCall;
+    // Every image part type has "image" in its JSON; requests without it need not be read.
+    const request = await last.requestIfContains('image');
+    if (request === undefined) return null;
+    const shown = requestImages(request, last.protocol);
+    if (shown.length === 0) return null;
+    const tokens = { prompt: segment.promptIds, response: segment.responseIds };
+    return { images: placeImages(shown, tokens, this.context.imagePlaceholderId ?? null, { rolloutId: last.rolloutId, seq: last.seq }) };
   }
 }
 
