@@ -32,11 +32,7 @@ function modelOf(request: RolloutRequest): UpstreamSet {
 }
 
 /** Builds the training samples of a finished rollout (the trajectory builder). */
-export type SampleBuilder = (
-  store: Store,
-  rolloutId: string,
-  meta: { weightVersion: string | number | null; simulated: boolean; upstream: string },
-) => Promise<unknown[]>;
+export type SampleBuilder = (store: Store, rolloutId: string, meta: { weightVersion: string | number | null; simulated: boolean }) => Promise<unknown[]>;
 
 export interface RolloutServiceOptions {
   outputDir: string;
@@ -215,7 +211,6 @@ export class RolloutService {
       view.samples = await this.opts.samples(this.store, job.rolloutId, {
         weightVersion: view.weight_version,
         simulated: job.config.model.upstream.startsWith('sim:'),
-        upstream: job.config.model.upstream,
       });
     }
     return view;

@@ -18,7 +18,7 @@ export const samplesForService: SampleBuilder = async (store, rolloutId, meta) =
     dir: path.dirname(store.file),
     run,
     rollouts: [rollout],
-    upstream: meta.upstream,
+    upstream: '',
     taskPaths: [],
     simulated: meta.simulated,
     k: 1,

@@ -16,8 +16,6 @@ export interface RolloutContext {
   reward: number | null;
   /** The run's upstream is the simulated model: its tokenizer may be used to tell retokenization apart. */
   simulated: boolean;
-  /** The token that opens an image's placeholder in the calls' token ids, when the tokenizer is known (`placeholderStartId`). */
-  imagePlaceholderId?: number | null;
   /** Tokens the rollout's calls store (prompt pieces and completions), when known: the first sample's size, at most. */
   storedTokens?: number;
 }
@@ -241,7 +239,7 @@ export class RolloutTrajectoryBuilder {
     const shown = requestImages(request, last.protocol);
     if (shown.length === 0) return null;
     const tokens = { prompt: segment.promptIds, response: segment.responseIds };
-    return { images: placeImages(shown, tokens, this.context.imagePlaceholderId ?? null, { rolloutId: last.rolloutId, seq: last.seq }) };
+    return { images: placeImages(shown, tokens, { rolloutId: last.rolloutId, seq: last.seq }) };
   }
 }
 

@@ -6,7 +6,6 @@ export interface ExportWorkerInit {
   storeFile: string;
   run: RunRecord;
   simulated: boolean;
-  upstream: string;
   images: ImageOutput;
 }
 

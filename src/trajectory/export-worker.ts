@@ -13,7 +13,7 @@ import type { ExportWorkerInit, FromExportWorker, ToExportWorker } from './expor
 const init = workerData as ExportWorkerInit;
 const port = parentPort!;
 const store = await Store.open(init.storeFile);
-const source = { store, run: init.run, simulated: init.simulated, upstream: init.upstream };
+const source = { store, run: init.run, simulated: init.simulated };
 const images = new VerlImageWriter(init.images);
 /** Memory the main thread has written out and sent back. */
 const spare: ArrayBuffer[] = [];

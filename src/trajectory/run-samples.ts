@@ -1,6 +1,5 @@
 import type { RolloutRecord, StoredCallRow } from '../store/store.js';
 import { RolloutTrajectoryBuilder, type RolloutBuildStats } from './builder.js';
-import { placeholderStartId } from './image-placeholders.js';
 import { readAhead } from './read-ahead.js';
 import type { RunSource } from './run-source.js';
 import { storedCall } from './stored-call.js';
@@ -10,8 +9,8 @@ import type { TrajectorySample } from './types.js';
 export type RolloutResult =
   { rollout: RolloutRecord; samples: TrajectorySample[]; stats: RolloutBuildStats; calls: number } | { rollout: RolloutRecord; corrupt: CorruptCallError };
 
-/** What building samples needs of an open run: its store, its id, whether the sim served it, and its upstream when known. */
-export type SampleSource = Pick<RunSource, 'store' | 'run' | 'simulated'> & Partial<Pick<RunSource, 'upstream'>>;
+/** What building samples needs of an open run: its store, its id, and whether the sim served it. */
+export type SampleSource = Pick<RunSource, 'store' | 'run' | 'simulated'>;
 
 /** Pages of call rows read ahead of the builder: enough to overlap SQLite reads with building, few enough to stay small. */
 const READ_AHEAD_PAGES = 8;
@@ -163,6 +162,5 @@ function newBuilder(source: SampleSource, rollout: RolloutRecord, storedTokens: 
     harness: rollout.harness,
     reward: rollout.reward,
     simulated: source.simulated,
-    imagePlaceholderId: placeholderStartId(source.upstream),
   });
 }

@@ -86,7 +86,6 @@ async function writeVerlInParallel(job: ExportJob, sink: JsonlSink<VerlRow>, wor
     storeFile: source.store.file,
     run: source.run,
     simulated: source.simulated,
-    upstream: source.upstream,
     images,
   });
   const inFlight: Promise<EncodedBatch>[] = [];

@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { samplesForService } from '../../../src/service/samples.js';
 import type { ChatMessage } from '../../../src/sim/chat-request.js';
 import { exportRun } from '../../../src/trajectory/export.js';
-import { placeholderStartId } from '../../../src/trajectory/image-placeholders.js';
 import type { VerlImage } from '../../../src/trajectory/verl-images.js';
 import { renderPrompt } from '../../../src/sim/chat-template.js';
 import { finalAnswer, RecordedRun, type RolloutRecorder } from './recorded-run.js';
@@ -55,7 +54,11 @@ async function guiEpisode(rollout: RolloutRecorder, shots: Buffer[]): Promise<vo
     const answer = { content: null, toolCalls: [{ name: 'computer', arguments: `{"action":"click ${turn}"}` }] };
     const recorded = await rollout.call(structuredClone(messages), answer, { tools: [CLICK_TOOL] });
     messages.push(
-      { role: 'assistant', content: null, tool_calls: [{ id: `call_${recorded.seq}_0`, type: 'function', function: { name: 'computer', arguments: `{"action":"click ${turn}"}` } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `call_${recorded.seq}_0`, type: 'function', function: { name: 'computer', arguments: `{"action":"click ${turn}"}` } }],
+      },
       { role: 'tool', tool_call_id: `call_${recorded.seq}_0`, content: 'done' },
       { role: 'user', content: [{ type: 'image_url', image_url: { url: dataUrl(shots[turn]!) } }] },
     );
@@ -154,7 +157,13 @@ describe('veRL rows with images', () => {
     run = await RecordedRun.create();
     const rollout = await run.rollout('press-button', 0, 1);
     const messages: ChatMessage[] = [
-      { role: 'user', content: [{ type: 'image_url', image_url: { url: dataUrl(shot('a')) } }, { type: 'image_url', image_url: { url: dataUrl(shot('b')) } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: dataUrl(shot('a')) } },
+          { type: 'image_url', image_url: { url: dataUrl(shot('b')) } },
+        ],
+      },
     ];
     // rendered as if the request showed one image
     await rollout.call(messages, finalAnswer('x'), { promptIds: renderPrompt([{ role: 'user', content: [messages[0]!.content![0] as never] }]) });
@@ -165,14 +174,24 @@ describe('veRL rows with images', () => {
     expect(skipped.skipped.corrupt).toHaveLength(1);
   });
 
-  it('leaves token offsets unset where the tokenizer is not known, and refuses an unknown --images', async () => {
-    expect(placeholderStartId('sim:oracle')).toBe(7);
-    expect(placeholderStartId('sim:oracle@qwen3')).toBeNull();
-    expect(placeholderStartId('http://vllm:8000/v1')).toBeNull();
+  it("reads Qwen-VL's placeholders too, leaves offsets unset where the tokens hold none it knows, and refuses an unknown --images", async () => {
     run = await RecordedRun.create({ upstream: 'http://vllm.test:8000/v1' });
-    await guiEpisode(await run.rollout('press-button', 0, 1), [shot('a'), shot('b')]);
-    const [row] = readJsonl((await exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'v.jsonl') })).file);
-    expect(imagesOf(row!).map((i) => i.token_offset)).toEqual([null, null]);
+    const messages: ChatMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: dataUrl(shot('a')) } },
+          { type: 'image_url', image_url: { url: dataUrl(shot('b')) } },
+        ],
+      },
+    ];
+    // Qwen2.5-VL as vLLM returns it: <|vision_start|>, <|image_pad|> × patches, <|vision_end|>
+    const qwen = [151644, 872, 198, 151652, 151655, 151655, 151655, 151653, 151652, 151655, 151653, 151645];
+    await (await run.rollout('qwen', 0, 1)).call(messages, finalAnswer('ok'), { promptIds: qwen });
+    await (await run.rollout('other', 0, 1)).call(messages, finalAnswer('ok'), { promptIds: [100, 101, 102] });
+    const rows = readJsonl((await exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'v.jsonl') })).file);
+    expect(Object.fromEntries(rows.map((r) => [r.uid, imagesOf(r).map((i) => i.token_offset)]))).toEqual({ qwen: [3, 8], other: [null, null] });
     await expect(exportRun(run.dir, { format: 'verl', out: path.join(run.dir, 'w.jsonl'), images: 'refs' as never })).rejects.toThrow(
       /--images refs .*--images inline .* --images files/s,
     );
