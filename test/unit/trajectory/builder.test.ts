@@ -398,7 +398,7 @@ describe('trajectory builder over calls recorded with the sim template', () => {
 
     const { samples } = await samplesOf(run, rollout.id);
     const images = samples[0]!.multi_modal_data!.images;
-    expect(images.map(({ token_offset, ...rest }) => rest)).toEqual([
+    expect(images.map(({ url, message_index, part_index }) => ({ message_index, part_index, url }))).toEqual([
       { message_index: 1, part_index: 1, url: dataUrl },
       { message_index: 1, part_index: 2, url: 'https://example.test/shot.png' },
     ]);
