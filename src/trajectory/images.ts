@@ -13,7 +13,7 @@ export interface RequestImage {
 }
 
 /**
- * Images shown in a request, in the order of its messages and their parts: the index of the message in
+ * Images shown in a request, in the order the engine sees them (its messages and their parts, in order): the index of the message in
  * the request's own list (`messages`, or `input` for Responses) and of the part in its content, and the
  * image URL as sent. An image inside a tool result has `item_index` too (an MCP screenshot in Anthropic's
  * `tool_result` block); a Responses `function_call_output` counts its `output` items as parts.
@@ -26,16 +26,23 @@ export function requestImages(request: unknown, protocol: ProtocolName): Request
   list.forEach((message, messageIndex) => {
     const content = isRecord(message) ? (Array.isArray(message.content) ? message.content : message.output) : undefined;
     if (!Array.isArray(content)) return;
+    const own: RequestImage[] = [];
+    const inToolResults: RequestImage[] = [];
     content.forEach((part, partIndex) => {
       const url = records.imageUrl(part);
-      if (url !== undefined) images.push({ message_index: messageIndex, part_index: partIndex, url });
+      if (url !== undefined) own.push({ message_index: messageIndex, part_index: partIndex, url });
       else if (isRecord(part) && Array.isArray(part.content)) {
         part.content.forEach((item, itemIndex) => {
           const nested = records.imageUrl(item);
-          if (nested !== undefined) images.push({ message_index: messageIndex, part_index: partIndex, item_index: itemIndex, url: nested });
+          if (nested !== undefined) inToolResults.push({ message_index: messageIndex, part_index: partIndex, item_index: itemIndex, url: nested });
         });
       }
     });
+    // The order the engine sees them in: Anthropic's tool results become Chat `tool` messages, which carry text
+    // only, and their images move to the user message after them, ahead of the turn's own parts
+    // (proxy/protocols/anthropic/messages-to-chat.ts).
+    if (protocol === 'anthropic') images.push(...inToolResults, ...own);
+    else images.push(...[...own, ...inToolResults].sort((a, b) => a.part_index - b.part_index || (a.item_index ?? -1) - (b.item_index ?? -1)));
   });
   return images;
 }
