@@ -82,7 +82,7 @@ describe('images in the order the engine sees them', () => {
     const urls = (list: string[]) => list.map((n) => `data:image/png;base64,${Buffer.from(n).toString('base64')}`);
     expect(requestImages({ messages }, 'anthropic').map((i) => i.url)).toEqual(urls(['task', 'after click', 'own']));
     // the engine's view: the proxy's Chat translation, image parts in message order
-    const chat = chatMessages(messages as never) as { content: unknown }[];
+    const chat = chatMessages(messages as never) as unknown as { content: unknown }[];
     const engine = chat
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .flatMap((p: { type: string; image_url?: { url: string } }) => (p.type === 'image_url' ? [p.image_url!.url] : []));
