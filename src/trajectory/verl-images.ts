@@ -48,7 +48,9 @@ export class VerlImageWriter {
 
   row(sample: TrajectorySample): VerlRow {
     const mm = sample.multi_modal_data;
-    return { ...sample, multi_modal_data: mm ? { image: mm.images.map((image) => this.image(image.url, image.token_offset)) } : null };
+    // most samples show no image: the sample is its own row, no copy made
+    if (!mm) return sample as Omit<TrajectorySample, 'multi_modal_data'> & { multi_modal_data: null };
+    return { ...sample, multi_modal_data: { image: mm.images.map((image) => this.image(image.url, image.token_offset)) } };
   }
 
   private image(url: string, tokenOffset: number | null): VerlImage {
