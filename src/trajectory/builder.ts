@@ -1,10 +1,11 @@
 import { tokenBreakCause } from './break-cause.js';
 import { commonPrefix, messageKey, requestMessages } from './conversation.js';
 import { isRecord } from '../util/is-record.js';
-import { imageRefs } from './images.js';
+import { placeImages } from './image-placeholders.js';
+import { requestImages } from './images.js';
 import { Conversation, conversationKeys, Segment, type TokenCall } from './segment.js';
 import { CorruptCallError, type TrajectoryCall } from './trajectory-call.js';
-import { emptyExclusionCounts, type BreakReason, type ExclusionCounts, type ExclusionReason, type TrajectorySample } from './types.js';
+import { emptyExclusionCounts, type BreakReason, type ExclusionCounts, type ExclusionReason, type MultiModalData, type TrajectorySample } from './types.js';
 
 export interface RolloutContext {
   runId: string;
@@ -218,8 +219,7 @@ export class RolloutTrajectoryBuilder {
       harness: ctx.harness,
       weight_version: versionOf(last) ?? weightVersion(await last.responseIfContains('weight_version')),
       finish_reason: last.finishReason,
-      // Every image part type has "image" in its JSON; requests without it need not be read.
-      multi_modal_data: imageRefs(await last.requestIfContains('image'), last.protocol),
+      multi_modal_data: await this.images(segment),
       extra_fields: {
         call_seqs: segment.callSeqs,
         simulated: ctx.simulated,
@@ -228,6 +228,18 @@ export class RolloutTrajectoryBuilder {
         sample_index: ctx.sampleIndex,
       },
     };
+  }
+
+  /** The images the segment's last request shows (the sample's whole conversation), each at its placeholder. */
+  private async images(segment: Segment): Promise<MultiModalData | null> {
+    const last = segment.lastCall;
+    // Every image part type has "image" in its JSON; requests without it need not be read.
+    const request = await last.requestIfContains('image');
+    if (request === undefined) return null;
+    const shown = requestImages(request, last.protocol);
+    if (shown.length === 0) return null;
+    const tokens = { prompt: segment.promptIds, response: segment.responseIds };
+    return { images: placeImages(shown, tokens, { rolloutId: last.rolloutId, seq: last.seq }) };
   }
 }
 

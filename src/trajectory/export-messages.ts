@@ -1,10 +1,12 @@
 import type { RolloutRecord, RunRecord } from '../store/store.js';
+import type { ImageOutput } from './verl-images.js';
 
 /** What an export worker is started with. */
 export interface ExportWorkerInit {
   storeFile: string;
   run: RunRecord;
   simulated: boolean;
+  images: ImageOutput;
 }
 
 export type ToExportWorker =

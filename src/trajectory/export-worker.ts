@@ -7,12 +7,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Store, type RolloutRecord } from '../store/store.js';
 import { ByteBuffer } from './byte-buffer.js';
 import { BATCH_BYTES, encodeRollouts } from './encode-batch.js';
+import { VerlImageWriter } from './verl-images.js';
 import type { ExportWorkerInit, FromExportWorker, ToExportWorker } from './export-messages.js';
 
 const init = workerData as ExportWorkerInit;
 const port = parentPort!;
 const store = await Store.open(init.storeFile);
 const source = { store, run: init.run, simulated: init.simulated };
+const images = new VerlImageWriter(init.images);
 /** Memory the main thread has written out and sent back. */
 const spare: ArrayBuffer[] = [];
 /**
@@ -36,7 +38,7 @@ port.on('message', (message: ToExportWorker) => {
 async function encodeBatch(id: number, rollouts: RolloutRecord[]): Promise<void> {
   try {
     const out = new ByteBuffer(BATCH_BYTES, spare.pop());
-    const { rows, rollouts: encoded } = await encodeRollouts(source, rollouts, out);
+    const { rows, rollouts: encoded } = await encodeRollouts(source, rollouts, out, images);
     const reply: FromExportWorker = { kind: 'encoded', id, memory: out.arrayBuffer, bytes: out.used, rows, rollouts: encoded };
     port.postMessage(reply, [out.arrayBuffer]);
   } catch (err) {

@@ -31,9 +31,10 @@ export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 export type ExclusionCounts = Record<ExclusionReason, number>;
 
 /**
- * An image the prompt shows: where it sits in the last call's request messages, and its URL or (for data URLs) a hash.
- * An image inside a tool result (an MCP screenshot in Anthropic's `tool_result` block) has `item_index` too: its
- * place in that block's content; in a Responses `function_call_output`, part_index counts its `output` items.
+ * An image the prompt shows, as a reference: where it sits in the last call's request messages, and its URL or
+ * (for data URLs) a hash. An image inside a tool result (an MCP screenshot in Anthropic's `tool_result` block) has
+ * `item_index` too: its place in that block's content; in a Responses `function_call_output`, part_index counts
+ * its `output` items.
  */
 export interface ImageRef {
   message_index: number;
@@ -42,8 +43,21 @@ export interface ImageRef {
   url_or_hash: string;
 }
 
-export interface MultiModalData {
-  images: ImageRef[];
+/**
+ * An image of a sample: where it sits in the last call's request messages (as `ImageRef`), its URL as sent (inline
+ * images as data URLs: the bytes), and where its placeholder starts in `prompt_ids` followed by `response_ids`
+ * (null when the tokenizer's placeholder token is not known: see `image-placeholders.ts`).
+ */
+export interface SampleImage {
+  message_index: number;
+  part_index: number;
+  item_index?: number;
+  url: string;
+  token_offset: number | null;
+}
+
+export interface MultiModalData<Image = SampleImage> {
+  images: Image[];
 }
 
 /**

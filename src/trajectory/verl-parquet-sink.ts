@@ -1,13 +1,13 @@
 import { fileWriter, ParquetWriter } from 'hyparquet-writer';
 import { AtomicFile } from './atomic-file.js';
 import { writeRowGroup } from './parquet-row-group.js';
-import type { TrajectorySample } from './types.js';
+import type { VerlRow } from './verl-images.js';
 
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
 type ColumnKind = 'int32-list' | 'float-list' | 'double' | 'int32' | 'string' | 'json';
 
 /** veRL rows as Parquet columns: token sequences as list<int32>, logprobs as list<float> (float32, veRL's dtype). */
-const COLUMNS: [keyof TrajectorySample, ColumnKind, 'REQUIRED' | 'OPTIONAL'][] = [
+const COLUMNS: [keyof VerlRow, ColumnKind, 'REQUIRED' | 'OPTIONAL'][] = [
   ['prompt_ids', 'int32-list', 'REQUIRED'],
   ['response_ids', 'int32-list', 'REQUIRED'],
   ['response_mask', 'int32-list', 'REQUIRED'],
@@ -46,7 +46,7 @@ function schemaOf(name: string, kind: ColumnKind, repetition_type: 'REQUIRED' | 
 }
 
 /** The top-level columns, in the file's order. */
-export const VERL_PARQUET_COLUMNS: readonly (keyof TrajectorySample)[] = COLUMNS.map(([name]) => name);
+export const VERL_PARQUET_COLUMNS: readonly (keyof VerlRow)[] = COLUMNS.map(([name]) => name);
 
 export const VERL_PARQUET_SCHEMA: SchemaElement[] = [
   { name: 'root', num_children: COLUMNS.length },
@@ -60,6 +60,9 @@ export interface ParquetSinkOptions {
   rowGroupTokens?: number;
 }
 
+/** Inline images (base64) a row group holds at most before it is written, so screenshots do not pile up in memory. */
+const ROW_GROUP_IMAGE_CHARS = 64 << 20;
+
 /**
  * veRL samples written to Parquet a row group at a time: memory holds at most one row group,
  * however many samples the run has. Committed by rename on close.
@@ -69,8 +72,9 @@ export class VerlParquetSink {
   private readonly writer: ParquetWriter;
   private readonly rowGroupRows: number;
   private readonly rowGroupTokens: number;
-  private buffered: TrajectorySample[] = [];
+  private buffered: VerlRow[] = [];
   private bufferedTokens = 0;
+  private bufferedImageChars = 0;
   rows = 0;
 
   constructor(finalPath: string, options: ParquetSinkOptions = {}) {
@@ -80,11 +84,13 @@ export class VerlParquetSink {
     this.writer = new ParquetWriter({ writer: fileWriter(this.file.tempPath), schema: VERL_PARQUET_SCHEMA, createdBy: 'openforge' });
   }
 
-  async write(sample: TrajectorySample): Promise<void> {
+  async write(sample: VerlRow): Promise<void> {
     this.buffered.push(sample);
     this.bufferedTokens += sample.prompt_ids.length + sample.response_ids.length;
+    for (const image of sample.multi_modal_data?.image ?? []) this.bufferedImageChars += image.image.length;
     this.rows++;
-    if (this.buffered.length >= this.rowGroupRows || this.bufferedTokens >= this.rowGroupTokens) await this.flush();
+    if (this.buffered.length >= this.rowGroupRows || this.bufferedTokens >= this.rowGroupTokens || this.bufferedImageChars >= ROW_GROUP_IMAGE_CHARS)
+      await this.flush();
   }
 
   async close(): Promise<void> {
@@ -103,6 +109,7 @@ export class VerlParquetSink {
     const rows = this.buffered;
     this.buffered = [];
     this.bufferedTokens = 0;
+    this.bufferedImageChars = 0;
     await writeRowGroup(
       this.writer,
       VERL_PARQUET_COLUMNS.map((name) => ({ name, data: rows.map((row) => row[name]) })),

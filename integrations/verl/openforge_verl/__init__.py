@@ -3,7 +3,7 @@
 needs verl, and is imported on first use: a verl that lacks what it needs raises ``VerlMismatch`` naming it."""
 
 from .client import RolloutClient, RolloutFailed, service_token, upstream_fields
-from .conversion import output_fields_from_rollout, output_fields_from_sample, outputs_from_rollout
+from .conversion import image_bytes, output_fields_from_rollout, output_fields_from_sample, outputs_from_export, outputs_from_rollout
 from .verl_api import VerlMismatch
 
 __all__ = [
@@ -14,6 +14,8 @@ __all__ = [
     "output_fields_from_rollout",
     "output_fields_from_sample",
     "outputs_from_rollout",
+    "outputs_from_export",
+    "image_bytes",
     "VerlMismatch",
     "OpenForgeAgentLoop",
 ]

@@ -14,7 +14,7 @@ from typing import Any
 
 from .client import RolloutClient, upstream_fields
 from .conversion import outputs_from_rollout
-from .verl_api import load_agent_loop_api, returns_several
+from .verl_api import image_key, load_agent_loop_api, returns_several
 
 _verl = load_agent_loop_api()
 AgentLoopBase = _verl.AgentLoopBase
@@ -44,6 +44,33 @@ def sampling_request(sampling_params: dict[str, Any]) -> dict[str, Any]:
     if isinstance(logprobs, int) and not isinstance(logprobs, bool) and logprobs > 0:
         sampling["logprobs"] = logprobs
     return sampling
+
+
+def open_images(fields: dict[str, Any], key: str) -> dict[str, Any]:
+    """A sample's images (bytes, in placeholder order) as the PIL images verl's processor takes, under the key this
+    verl reads (``image_key``)."""
+    images = (fields.get("multi_modal_data") or {}).get("image")
+    if not images:
+        return fields
+    try:
+        from io import BytesIO
+
+        from PIL import Image
+    except ImportError as err:
+        raise ImportError("this rollout has screenshots: opening them for verl's processor needs Pillow (pip install pillow)") from err
+    opened = [Image.open(BytesIO(data)).convert("RGB") for data in images]
+    return {**fields, "multi_modal_data": {key: opened}}
+
+
+def as_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """AgentLoopOutput fields as a JSON line holds them: image bytes as base64 data URLs."""
+    images = (fields.get("multi_modal_data") or {}).get("image")
+    if not images:
+        return fields
+    import base64
+
+    urls = [{"image": "data:image;base64," + base64.b64encode(b).decode("ascii")} for b in images]
+    return {**fields, "multi_modal_data": {"image": urls}}
 
 
 def append_segments(path: str, rows: list[dict[str, Any]]) -> None:
@@ -102,6 +129,7 @@ class OpenForgeAgentLoop(AgentLoopBase):
         if mode not in ("list", "file"):
             raise ValueError(f"segments: {mode!r}; use auto, list or file")
         cls.segments_mode = mode
+        cls.image_key = kwargs.get("image_key") or image_key(_verl.module)
 
     async def run(self, sampling_params: dict[str, Any], **kwargs) -> AgentLoopOutput | list[AgentLoopOutput]:
         task_id = kwargs.get("task_id") or (kwargs.get("extra_info") or {}).get("task_id")
@@ -122,8 +150,10 @@ class OpenForgeAgentLoop(AgentLoopBase):
         view = await loop.run_in_executor(None, client.wait, submitted["ids"][0])
         fields = outputs_from_rollout(view, self.max_response_length)
         if self.segments_mode == "list":
+            fields = [open_images(f, self.image_key) for f in fields]
             return [AgentLoopOutput(**f, metrics=AgentLoopMetrics()) for f in fields]
-        await loop.run_in_executor(None, append_segments, self.segments_file, fields)
-        first = dict(fields[0])
+        # the side file carries the bytes as the export does (base64 data URLs), JSON having no bytes
+        await loop.run_in_executor(None, append_segments, self.segments_file, [as_json(f) for f in fields])
+        first = open_images(dict(fields[0]), self.image_key)
         first["extra_fields"] = {**first["extra_fields"], "openforge_segments_file": self.segments_file}
         return AgentLoopOutput(**first, metrics=AgentLoopMetrics())

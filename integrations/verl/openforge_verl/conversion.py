@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import os
 from typing import Any
 
 OUTPUT_FIELDS = ("prompt_ids", "response_ids", "response_mask", "response_logprobs", "multi_modal_data", "reward_score", "num_turns", "extra_fields")
@@ -21,9 +23,46 @@ def _require_finished(view: dict) -> list[dict]:
     return samples
 
 
-def output_fields_from_sample(view: dict, sample: dict, max_response_length: int | None = None, segments: int = 1) -> dict[str, Any]:
+def image_bytes(sample: dict, images_dir: str | None = None) -> list[bytes]:
+    """The bytes of a sample's images, in the order of their placeholders in its token ids. A row carries each as
+    ``multi_modal_data["image"][i]["image"]``: a base64 data URL (the service's samples, ``--images inline``) or a
+    path relative to the export file's folder (``--images files``), given here as ``images_dir``."""
+    items = (sample.get("multi_modal_data") or {}).get("image") or []
+    tokens_len = len(sample.get("prompt_ids") or []) + len(sample.get("response_ids") or [])
+    offsets = [item.get("token_offset") for item in items]
+    known = [o for o in offsets if o is not None]
+    if known != sorted(known) or any(o < 0 or o >= tokens_len for o in known):
+        raise ValueError(f"sample {sample.get('rollout_id')}#{sample.get('segment')}: image token offsets {known} are not in order within its {tokens_len} tokens")
+    out = []
+    for item in items:
+        ref = item.get("image")
+        if not isinstance(ref, str):
+            raise ValueError(f"sample {sample.get('rollout_id')}#{sample.get('segment')}: an image without its 'image' (data URL or path)")
+        if ref.startswith("data:"):
+            head, _, payload = ref.partition(",")
+            if not head.endswith(";base64"):
+                raise ValueError(f"sample {sample.get('rollout_id')}#{sample.get('segment')}: image data URL {head}, is not base64")
+            out.append(base64.b64decode(payload))
+        elif "://" in ref:
+            raise ValueError(
+                f"sample {sample.get('rollout_id')}#{sample.get('segment')}: image {ref} is a URL the harness sent, not bytes; "
+                "the trainer needs the image itself (a harness that sends screenshots inline gives it)"
+            )
+        else:
+            if images_dir is None and not os.path.isabs(ref):
+                raise ValueError(f"image path {ref} is relative to the export file's folder: pass images_dir")
+            with open(os.path.join(images_dir or "", ref), "rb") as f:
+                out.append(f.read())
+    return out
+
+
+def output_fields_from_sample(
+    view: dict, sample: dict, max_response_length: int | None = None, segments: int = 1, images_dir: str | None = None
+) -> dict[str, Any]:
     """One sample of a rollout (a row of ``openforge export --format verl``, or one of a rollout view's
-    ``samples``) as AgentLoopOutput keyword arguments, with the rollout's reward."""
+    ``samples``) as AgentLoopOutput keyword arguments, with the rollout's reward. Images come as
+    ``multi_modal_data={"image": [bytes, ...]}`` in placeholder order (``openforge_image_offsets`` in
+    ``extra_fields``: where each placeholder starts); the agent loop opens them for verl's processor."""
     response_ids = list(sample["response_ids"])
     mask = list(sample["response_mask"])
     logprobs = list(sample["response_logprobs"])
@@ -48,12 +87,21 @@ def output_fields_from_sample(view: dict, sample: dict, max_response_length: int
             "openforge_break_reason": sample.get("break_reason"),
         }
     )
+    images = image_bytes(sample, images_dir)
+    offsets = [item.get("token_offset") for item in (sample.get("multi_modal_data") or {}).get("image") or []]
+    if truncated:
+        # an image whose placeholder was cut off with the response's tail goes with it
+        end = len(sample["prompt_ids"]) + len(response_ids)
+        kept = [i for i, o in enumerate(offsets) if o is None or o < end]
+        images, offsets = [images[i] for i in kept], [offsets[i] for i in kept]
+    if images:
+        extra["openforge_image_offsets"] = offsets
     return {
         "prompt_ids": list(sample["prompt_ids"]),
         "response_ids": response_ids,
         "response_mask": mask,
         "response_logprobs": logprobs,
-        "multi_modal_data": sample.get("multi_modal_data") or None,
+        "multi_modal_data": {"image": images} if images else None,
         "reward_score": view.get("reward"),
         "num_turns": int(sample.get("num_turns", 0)),
         "extra_fields": extra,
@@ -75,3 +123,20 @@ def output_fields_from_rollout(view: dict, max_response_length: int | None = Non
     if len(samples) > 1:
         raise ValueError(f"rollout {view.get('id')} has {len(samples)} segments: outputs_from_rollout returns each of them")
     return output_fields_from_sample(view, samples[0], max_response_length)
+
+
+def outputs_from_export(path: str) -> list[dict[str, Any]]:
+    """The rows of an ``openforge export --format verl`` JSONL file as AgentLoopOutput keyword arguments, the way
+    ``outputs_from_rollout`` gives a finished rollout's samples: image paths (``--images files``) are read relative
+    to the file's folder."""
+    import json
+
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            view = {"id": row.get("rollout_id"), "reward": row.get("reward_score")}
+            out.append(output_fields_from_sample(view, row, images_dir=os.path.dirname(os.path.abspath(path))))
+    return out

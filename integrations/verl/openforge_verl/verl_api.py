@@ -32,6 +32,21 @@ def load_agent_loop_api() -> SimpleNamespace:
     return SimpleNamespace(**{name: getattr(module, name) for name in REQUIRED}, module=module)
 
 
+def image_key(module) -> str:
+    """The ``multi_modal_data`` key this verl's agent loop reads its images from: ``images`` in verl since its
+    multi-modal dataset refactor (``AgentLoopWorker._compute_multi_modal_inputs``), ``image`` before it."""
+    try:
+        with open(module.__file__, encoding="utf-8") as f:
+            source = f.read()
+    except (OSError, TypeError, AttributeError):
+        return "images"
+    if 'multi_modal_data.get("images")' in source:
+        return "images"
+    if '.get("image"' in source:
+        return "image"
+    return "images"
+
+
 def returns_several(agent_loop_base: type) -> bool:
     """True when this verl's ``AgentLoopBase.run`` may return a list of outputs (several training segments of
     one trajectory), as its return annotation says (``AgentLoopOutput | list[AgentLoopOutput]``)."""

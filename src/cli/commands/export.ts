@@ -1,6 +1,7 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { exportRun, type ExportReport } from '../../trajectory/export.js';
 import { exporters } from '../../trajectory/exporters/registry.js';
+import { IMAGE_MODES, type ImageMode } from '../../trajectory/verl-images.js';
 import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
 
 interface ExportCliOptions {
@@ -14,6 +15,7 @@ interface ExportCliOptions {
   dropUniformGroups?: boolean;
   includeStale?: boolean;
   workers?: number;
+  images?: ImageMode;
 }
 
 /** `openforge export`: a run's recorded calls as training data. */
@@ -44,6 +46,14 @@ export function exportCommand(): Command {
       'threads building veRL JSONL rows (0: this thread only; default: one per core, at most 4, for runs of 20 000+ calls, 150 000+ on two cores)',
       parseWorkers,
     )
+    .addOption(
+      new Option(
+        '--images <how>',
+        'how veRL rows carry screenshots and other images: inline (base64 data URLs in the rows) or files (written to <out name>.images/ beside the export, paths in the rows)',
+      )
+        .choices(IMAGE_MODES)
+        .default('inline'),
+    )
     .action(async (dir: string, opts: ExportCliOptions) => {
       const report = await exportRun(dir, {
         format: opts.format,
@@ -56,6 +66,7 @@ export function exportCommand(): Command {
         dropUniformGroups: opts.dropUniformGroups,
         includeStale: opts.includeStale,
         workers: opts.workers,
+        images: opts.images,
       });
       process.stdout.write(`${describeExport(report)}\n`);
     });
@@ -84,6 +95,7 @@ function describeExport(r: ExportReport): string {
   ].filter(Boolean);
   return [
     `wrote ${r.rows} ${r.format} rows (${r.fileType}) from ${r.rolloutsExported} rollouts of run ${r.runId} to ${r.file}`,
+    ...(r.imagesDir ? [`images written to ${r.imagesDir}`] : []),
     ...(skipped.length > 0 ? [`rollouts left out: ${skipped.join(', ')}`] : []),
     ...(r.simulated ? ['model: SIMULATED (sim upstream, no real LLM): these samples are not from a trained policy'] : []),
     ...(r.interrupted ? ['note: the run was interrupted before it finished'] : []),

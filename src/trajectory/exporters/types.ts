@@ -2,6 +2,7 @@ import type { RolloutRecord } from '../../store/store.js';
 import type { CorruptCallError } from '../trajectory-call.js';
 import type { RunSource } from '../run-source.js';
 import type { ParquetSinkOptions } from '../verl-parquet-sink.js';
+import type { ImageMode } from '../verl-images.js';
 
 /** What `openforge export` was asked. */
 export interface ExportOptions {
@@ -21,6 +22,8 @@ export interface ExportOptions {
   /** Keep rollouts marked stale (their first call more than `max_staleness` weight versions old when they ended). */
   includeStale?: boolean;
   parquet?: ParquetSinkOptions;
+  /** How veRL rows carry their images: `inline` (default: base64 data URLs in the rows) or `files` (written beside the export, paths in the rows). */
+  images?: ImageMode;
   /**
    * Threads that build and encode veRL JSONL rows side by side (0: all in this thread). Default: one
    * per CPU core (at most 4) for runs of at least `parallelMinCalls(cores)` calls, none for smaller ones.
@@ -55,6 +58,8 @@ export interface ExportReport {
   /** Groups left out as uniform, with `dropUniformGroups`. */
   uniformGroups: number;
   simulated: boolean;
+  /** The folder the rows' image files were written to (`--images files`), when any row had an image. */
+  imagesDir?: string;
   /** The run never finished and no process holds it any more. */
   interrupted: boolean;
 }

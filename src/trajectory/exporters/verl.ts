@@ -1,11 +1,13 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { ExportWorkerPool, type EncodedBatch } from '../export-pool.js';
 import { JsonlSink } from '../jsonl-sink.js';
 import type { RunSource } from '../run-source.js';
 import { rolloutBatches, runSamples } from '../run-samples.js';
 import { CorruptCallError } from '../trajectory-call.js';
-import type { TrajectorySample } from '../types.js';
+import { imagesFolderOf, VerlImageWriter, type ImageOutput, type VerlRow } from '../verl-images.js';
 import { VerlParquetSink } from '../verl-parquet-sink.js';
 import { writeAll, type ExportJob, type Exporter, type RowSink } from './types.js';
 
@@ -15,27 +17,41 @@ export const verlExporter: Exporter = {
   description: 'veRL samples: token ids, response mask and logprobs, one row per segment',
   fileTypes: ['jsonl', 'parquet'],
   async write(job) {
+    const images = imageOutput(job);
     if (job.fileType === 'parquet') {
       const sink = new VerlParquetSink(job.file, job.options.parquet);
-      await writeAll(sink, () => writeVerl(job, sink));
+      await writeAll(sink, () => writeVerl(job, sink, images));
       return;
     }
     const workers = await workerCount(job.source, job.options.workers);
-    const sink = new JsonlSink<TrajectorySample>(job.file);
-    await writeAll(sink, () => (workers > 0 ? writeVerlInParallel(job, sink, workers) : writeVerl(job, sink)));
+    const sink = new JsonlSink<VerlRow>(job.file);
+    await writeAll(sink, () => (workers > 0 ? writeVerlInParallel(job, sink, workers, images) : writeVerl(job, sink, images)));
   },
 };
 
-async function writeVerl(job: ExportJob, sink: RowSink<TrajectorySample>): Promise<void> {
+/** `--images`: inline by default; `files` writes them beside the export (`verl.images/` for `verl.jsonl`). */
+function imageOutput(job: ExportJob): ImageOutput {
+  const mode = job.options.images ?? 'inline';
+  if (mode === 'inline') return { mode };
+  if (mode === 'files') return { mode, dir: imagesFolderOf(job.file), relativeTo: path.dirname(job.file) };
+  throw new UserError(
+    `--images ${String(mode)} is not a way to carry images`,
+    'pass --images inline (bytes in the rows) or --images files (files beside the export)',
+  );
+}
+
+async function writeVerl(job: ExportJob, sink: RowSink<VerlRow>, output: ImageOutput): Promise<void> {
+  const images = new VerlImageWriter(output);
   for await (const result of runSamples(job.source, job.rollouts)) {
     if ('corrupt' in result) {
       job.skipOrFail(result.corrupt);
       continue;
     }
-    for (const sample of result.samples) await sink.write(sample);
+    for (const sample of result.samples) await sink.write(images.row(sample));
     job.countRollout(result.calls, result.samples.length);
   }
   job.report.rows = sink.rows;
+  if (images.files > 0 && output.mode === 'files') job.report.imagesDir = output.dir;
 }
 
 /**
@@ -64,9 +80,14 @@ async function workerCount(source: RunSource, asked: number | undefined): Promis
  * encoded by the workers, two per worker in flight, and written here in the run's order, so the file
  * is byte for byte the one a single thread writes.
  */
-async function writeVerlInParallel(job: ExportJob, sink: JsonlSink<TrajectorySample>, workers: number): Promise<void> {
+async function writeVerlInParallel(job: ExportJob, sink: JsonlSink<VerlRow>, workers: number, images: ImageOutput): Promise<void> {
   const { source } = job;
-  const pool = ExportWorkerPool.start(workers, { storeFile: source.store.file, run: source.run, simulated: source.simulated });
+  const pool = ExportWorkerPool.start(workers, {
+    storeFile: source.store.file,
+    run: source.run,
+    simulated: source.simulated,
+    images,
+  });
   const inFlight: Promise<EncodedBatch>[] = [];
   const writeNext = async () => {
     const batch = await inFlight.shift()!;
@@ -88,6 +109,7 @@ async function writeVerlInParallel(job: ExportJob, sink: JsonlSink<TrajectorySam
     }
     while (inFlight.length > 0) await writeNext();
     await pool.close();
+    if (images.mode === 'files' && existsSync(images.dir)) job.report.imagesDir = images.dir;
   } catch (err) {
     await pool.terminate();
     throw err;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/sim/chat-request.js';
 import { renderCompletion, renderPrompt } from '../../../src/sim/chat-template.js';
@@ -380,17 +379,17 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     expect(stats.excluded).toEqual({ missing_token_ids: 0, missing_logprobs: 0, failed: 1, helper: 1, count_tokens: 1 });
   });
 
-  it('references images by message and part, hashing inline data instead of copying it', async () => {
+  it("keeps each image's place in the request, its URL as sent and where its placeholder starts in the tokens", async () => {
     run = await RecordedRun.create();
     const rollout = await run.rollout('gui', 0, 1);
-    const png = Buffer.from('not really a png, but bytes all the same');
+    const dataUrl = `data:image/png;base64,${Buffer.from('not really a png, but bytes all the same').toString('base64')}`;
     const messages: ChatMessage[] = [
       { role: 'system', content: 'You operate a browser.' },
       {
         role: 'user',
         content: [
           { type: 'text', text: 'Click the button.' },
-          { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+          { type: 'image_url', image_url: { url: dataUrl } },
           { type: 'image_url', image_url: 'https://example.test/shot.png' },
         ],
       },
@@ -398,12 +397,14 @@ describe('trajectory builder over calls recorded with the sim template', () => {
     await rollout.call(messages, finalAnswer('clicked'));
 
     const { samples } = await samplesOf(run, rollout.id);
-    expect(samples[0]!.multi_modal_data).toEqual({
-      images: [
-        { message_index: 1, part_index: 1, url_or_hash: `sha256:${createHash('sha256').update(png).digest('hex')}` },
-        { message_index: 1, part_index: 2, url_or_hash: 'https://example.test/shot.png' },
-      ],
-    });
-    expect(JSON.stringify(samples[0])).not.toContain(png.toString('base64'));
+    const images = samples[0]!.multi_modal_data!.images;
+    expect(images.map(({ url, message_index, part_index }) => ({ message_index, part_index, url }))).toEqual([
+      { message_index: 1, part_index: 1, url: dataUrl },
+      { message_index: 1, part_index: 2, url: 'https://example.test/shot.png' },
+    ]);
+    // the sim's ChatML: <|vision_start|> (7), 16 × <|image_pad|> (8), <|vision_end|> (9)
+    for (const { token_offset } of images)
+      expect(Array.from(samples[0]!.prompt_ids.subarray(token_offset!, token_offset! + 18))).toEqual([7, ...Array(16).fill(8), 9]);
+    expect(images[1]!.token_offset).toBe(images[0]!.token_offset! + 18);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { imagesIn } from '../../../src/trajectory/call-content.js';
-import { imageRefs } from '../../../src/trajectory/images.js';
+import { chatMessages } from '../../../src/proxy/protocols/anthropic/messages-to-chat.js';
+import { imageRefs, requestImages } from '../../../src/trajectory/images.js';
 
 const png = Buffer.from('screenshot bytes');
 const b64 = png.toString('base64');
@@ -61,5 +62,30 @@ describe('images shown by MCP tool results (GUI env servers through real harness
     const responses = [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: `data:image/png;base64,${b64}` }] }];
     expect(imagesIn(anthropic, 'anthropic')).toEqual([`data:image/png;base64,${b64}`]);
     expect(imagesIn(responses, 'responses')).toEqual([`data:image/png;base64,${b64}`]);
+  });
+});
+
+describe('images in the order the engine sees them', () => {
+  it("lists an Anthropic turn's tool-result screenshots before its own images, as the Chat request the engine renders has them", () => {
+    const shot = (name: string) => ({
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png', data: Buffer.from(name).toString('base64') },
+    });
+    const messages = [
+      { role: 'user' as const, content: [shot('task'), { type: 'text' as const, text: 'Add a todo.' }] },
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 't1', name: 'click', input: {} }] },
+      {
+        role: 'user' as const,
+        content: [shot('own'), { type: 'tool_result' as const, tool_use_id: 't1', content: [{ type: 'text' as const, text: 'ok' }, shot('after click')] }],
+      },
+    ];
+    const urls = (list: string[]) => list.map((n) => `data:image/png;base64,${Buffer.from(n).toString('base64')}`);
+    expect(requestImages({ messages }, 'anthropic').map((i) => i.url)).toEqual(urls(['task', 'after click', 'own']));
+    // the engine's view: the proxy's Chat translation, image parts in message order
+    const chat = chatMessages(messages as never) as unknown as { content: unknown }[];
+    const engine = chat
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .flatMap((p: { type: string; image_url?: { url: string } }) => (p.type === 'image_url' ? [p.image_url!.url] : []));
+    expect(engine).toEqual(urls(['task', 'after click', 'own']));
   });
 });
