@@ -92,6 +92,13 @@ describe('bad input gets a clear error', () => {
     expect(res.stderr).toMatch(/dockerd|npm run setup/);
   });
 
+  it('refuses --images with a format whose rows do not carry images', () => {
+    const res = spawnSync(process.execPath, [CLI, 'export', os.tmpdir(), '--format', 'sft', '--images', 'files'], { encoding: 'utf8' });
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain('--images applies to --format verl');
+    expect(res.stderr).toContain('drop --images');
+  });
+
   it('refuses an extra CA bundle that is missing, a folder or not PEM before starting anything', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-cli-'));
     const suite = makeSuite([{ id: 'x' }]);

@@ -3,6 +3,7 @@ import { exportRun, type ExportReport } from '../../trajectory/export.js';
 import { exporters } from '../../trajectory/exporters/registry.js';
 import { IMAGE_MODES, type ImageMode } from '../../trajectory/verl-images.js';
 import { RUN_DIR_ARGUMENT, RUN_DIR_DESCRIPTION } from '../run-dir-argument.js';
+import { UserError } from '../../util/errors.js';
 
 interface ExportCliOptions {
   format: string;
@@ -49,12 +50,16 @@ export function exportCommand(): Command {
     .addOption(
       new Option(
         '--images <how>',
-        'how veRL rows carry screenshots and other images: inline (base64 data URLs in the rows) or files (written to <out name>.images/ beside the export, paths in the rows)',
-      )
-        .choices(IMAGE_MODES)
-        .default('inline'),
+        'how veRL rows carry screenshots and other images: inline (base64 data URLs in the rows) or files (written to <out name>.images/ beside the export, paths in the rows); default inline',
+      ).choices(IMAGE_MODES),
     )
     .action(async (dir: string, opts: ExportCliOptions) => {
+      if (opts.images && opts.format !== 'verl') {
+        throw new UserError(
+          `--images applies to --format verl; ${opts.format} rows do not carry images that way`,
+          'drop --images, or export with --format verl',
+        );
+      }
       const report = await exportRun(dir, {
         format: opts.format,
         out: opts.out,
