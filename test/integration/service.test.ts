@@ -8,6 +8,7 @@ import { startSimServer } from '../../src/sim/server.js';
 import { workspaceImage } from '../helpers/docker.js';
 import { rawHttp } from '../helpers/raw-http.js';
 import { makeSuite } from '../helpers/tasks.js';
+import { serveUrl } from '../helpers/serve-url.js';
 
 /** The rollout service as a trainer sees it: the built CLI (`openforge serve`) over real HTTP. */
 const CLI = path.resolve('bin/openforge.js');
@@ -54,15 +55,7 @@ beforeAll(async () => {
     [CLI, 'serve', '--port', '0', '--output', out, '--concurrency', '4', '--token-file', tokenFile, '--tasks-root', os.tmpdir()],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  base = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    server.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const listening = /openforge serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-      if (listening) resolve(listening[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
+  base = await serveUrl(server);
 }, 120_000);
 
 afterAll(async () => {

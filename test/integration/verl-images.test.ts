@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTasks } from '../../src/config/task.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../src/sandbox/docker/images.js';
+import { serveUrl } from '../helpers/serve-url.js';
 
 /**
  * Screenshots reach the trainer: browser-basic tasks run by forge-gui-agent under sim:oracle through the real
@@ -58,15 +59,7 @@ beforeAll(async () => {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  base = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    server.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const listening = /openforge serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-      if (listening) resolve(listening[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
+  base = await serveUrl(server);
 }, 1_800_000);
 
 afterAll(async () => {

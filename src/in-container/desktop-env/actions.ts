@@ -9,7 +9,7 @@ import type { Mark } from './marks.js';
 
 /** POST /reset body: the apps the episode starts with. */
 export const DesktopResetSchema = z.looseObject({
-  /** Shell commands started in order (detached, on the desktop's display and session bus), e.g. "libreoffice --calc /root/Desktop/a.xlsx". */
+  /** Shell commands started in order (detached, on the desktop's display and D-Bus), e.g. "libreoffice --calc /root/Desktop/a.xlsx". */
   launch: z.array(z.string().min(1)).optional(),
   /** Wait until a window whose title contains this text is shown (the first app is up), at most `timeout_ms`. */
   wait_for_window: z.string().min(1).optional(),

@@ -223,7 +223,7 @@ export class DesktopEnv {
     };
   }
 
-  /** Starts one app command detached (its own process group), on the display and session bus the env server has. */
+  /** Starts one app command detached (its own process group), on the display and D-Bus the env server has. */
   private launch(command: string): void {
     const log = openSync(`${this.options.logDir}/apps.log`, 'a');
     const child = spawn('bash', ['-c', command], { detached: true, stdio: ['ignore', log, log], env: process.env });
