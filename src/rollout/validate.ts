@@ -76,14 +76,15 @@ export interface ReferenceRunOptions extends RunEvents {
   signal?: AbortSignal;
 }
 
-/** Every task of `target` run `rolloutsPerTask` times by a harness that needs no model, cut off from any network. */
+/** Every task of `target` run `rolloutsPerTask` times by a harness that needs no model, cut off from any network (but the judge's, when given). */
 export function referenceRun(target: string, harness: ReferenceHarness, opts: ReferenceRunOptions): Promise<RunSummary> {
   return executeRun(
     resolveRunConfig(
       {
         tasks: path.resolve(target),
         harness,
-        network: 'none',
+        // the judge endpoint is served where the proxy is: a run with a judge is cut off from all else
+        network: opts.judge ? 'proxy-only' : 'none',
         rollouts_per_task: opts.rolloutsPerTask,
         concurrency: opts.concurrency ?? 4,
         output: opts.outputDir,
