@@ -4,8 +4,8 @@ Claw-Eval's grader (tests/claw-eval/tasks/<id>/grader.py, and the peer graders i
 their cli.py calls it (_grade_with_optional_params): grader.grade(messages, dispatches, task, audit_data=...,
 judge=..., [media_events=...], [env_snapshot=...]). What it gets is rebuilt from what the rollout left:
 
-- messages (TraceMessage list): from the ATIF trajectory (/logs/agent/trajectory.json): the instruction as the
-  user turn, each agent step as an assistant message (text and tool_use blocks), its observation as a user
+- messages (TraceMessage list): from the ATIF trajectory (/logs/agent/trajectory.json): the task's prompt as the
+  first user turn (instruction.md without the tool docs the importer added), each agent step as an assistant message (text and tool_use blocks), its observation as a user
   message of tool_result blocks;
 - dispatches (ToolDispatch list): the calls each mock service recorded in its audit log
   (/logs/services/<name>/audit.json), in time order, the endpoint mapped back to the task's tool by
@@ -44,7 +44,9 @@ TRACE_ID = "openforge"
 WORKSPACE = "/workspace"
 
 
-def load_messages():
+def load_messages(prompt):
+    """The trajectory's first user turn is instruction.md (the prompt and the tool docs the importer added): here it
+    is the prompt alone, as in their trace, where the tools were function definitions."""
     try:
         with open("/logs/agent/trajectory.json", encoding="utf-8") as f:
             steps = json.load(f).get("steps", [])
@@ -56,10 +58,10 @@ def load_messages():
         if blocks:
             messages.append(TraceMessage(trace_id=TRACE_ID, message=Message(role=role, content=blocks)))
 
-    for step in steps:
+    for i, step in enumerate(steps):
         text = step.get("message") if isinstance(step.get("message"), str) else ""
         if step.get("source") == "user":
-            add("user", [TextBlock(text=text)] if text else [])
+            add("user", [TextBlock(text=prompt if i == 0 else text)] if text else [])
             continue
         if step.get("source") != "agent":
             continue
@@ -183,7 +185,7 @@ def main():
         settings = json.load(f)
     task_dir = os.path.join(ROOT, "tasks", settings["task_dir"])
     task = TaskDefinition.from_yaml(os.path.join(task_dir, "task.yaml"))
-    messages = load_messages()
+    messages = load_messages(task.prompt.text)
     audit = load_audit(settings)
     dispatches = dispatches_from(audit, settings, task)
     snapshot = env_snapshot_of(task, task_dir)
