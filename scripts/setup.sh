@@ -92,6 +92,8 @@ log "building the browser image and browser-basic task images"
 node bin/openforge.js images browser --quiet --tasks envs/browser-basic
 log "building the desktop image and desktop-basic task images"
 node bin/openforge.js images desktop --quiet --tasks envs/desktop-basic
+log "building the Claw-Eval image (a second debootstrap: Debian trixie)"
+node bin/openforge.js images claw-eval --quiet
 if [ -n "$harnesses" ]; then
   log "building harness layers (${harnesses})"
   if [ "$harnesses" = "all" ]; then node bin/openforge.js images harness --quiet

@@ -1,5 +1,12 @@
 import { mean } from './grouping.js';
 
+/**
+ * Benchmarks that call a trial passed at a score below 1, by their own rule: Claw-Eval passes at 0.75
+ * (scoring.py is_pass), and its scoring gives an agent that does nothing 0.2 (robustness 1.0 when no tool call
+ * failed), so 1 and 0 are not its reference scores.
+ */
+export const BENCHMARK_PASS_THRESHOLD: Readonly<Record<string, number>> = { 'claw-eval': 0.75 };
+
 /** What a benchmark's metric reads of a task's rollouts: their rewards in sample order (null: errored). */
 interface TaskRewards {
   taskId: string;
@@ -48,7 +55,7 @@ function metricOf(benchmark: string, ts: TaskRewards[]): BenchmarkMetric {
     };
   }
   if (benchmark === 'claw-eval') {
-    const trials = (t: TaskRewards) => [0, 1, 2].map((i) => (t.rewards[i] ?? 0) >= 0.75);
+    const trials = (t: TaskRewards) => [0, 1, 2].map((i) => (t.rewards[i] ?? 0) >= BENCHMARK_PASS_THRESHOLD['claw-eval']!);
     const any = ts.filter((t) => trials(t).some(Boolean)).length / ts.length;
     const all = ts.filter((t) => trials(t).every(Boolean)).length / ts.length;
     return { benchmark, tasks: ts.length, text: `Pass@3 ${any.toFixed(3)} · Pass^3 ${all.toFixed(3)}`, values: { pass_at_3: any, pass_hat_3: all } };

@@ -215,6 +215,9 @@ export function loadTask(dir: string): Task {
 }
 
 /** A task folder, or a suite folder whose sub-folders are tasks. Sorted by id; ids must be unique. */
+/** The reference solution's final answer, beside solution/solve.sh: what the oracle says when it is done. */
+export const REFERENCE_ANSWER = 'answer.md';
+
 export function loadTasks(target: string): Task[] {
   const abs = path.resolve(target);
   if (!existsSync(abs)) throw new UserError(`task path ${abs} does not exist`);

@@ -2,6 +2,7 @@ import { Registry } from '../util/registry.js';
 import { mind2webImporter, webVoyagerImporter } from './browser/index.js';
 import { pinchbenchImporter, qwenclawbenchImporter } from './claw-md/index.js';
 import { harborImporter } from './harbor/index.js';
+import { clawEvalImporter } from './claw-eval/index.js';
 import { osworldImporter } from './osworld/index.js';
 import type { TaskImporter } from './types.js';
 
@@ -10,6 +11,7 @@ const IMPORTERS = new Registry<TaskImporter>('task source', [
   harborImporter,
   pinchbenchImporter,
   qwenclawbenchImporter,
+  clawEvalImporter,
   webVoyagerImporter,
   mind2webImporter,
   osworldImporter,

@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_COLLECT_FILES, DEFAULT_COLLECT_MB, type RunConfig } from '../config/run.js';
-import { browserSettings, desktopSettings, guiKind, suiteDirOf, type Task } from '../config/task.js';
+import { REFERENCE_ANSWER, browserSettings, desktopSettings, guiKind, suiteDirOf, type Task } from '../config/task.js';
 import type { Harness, HarnessContext } from '../harness/types.js';
 import type { ScriptedAnswer } from '../proxy/session.js';
 import { CommandNotStartedError } from '../sandbox/command-not-started.js';
@@ -424,18 +424,26 @@ class RolloutTrial {
 
   /**
    * The rollout's ATIF trajectory from the proxy's records (any harness), put in with the tests at
-   * /logs/agent/trajectory.json for graders that read the episode; collected with the agent's logs.
+   * /logs/agent/trajectory.json for graders that read the episode; collected with the agent's logs. Harbor's
+   * oracle has no calls: its trajectory is the instruction and, where the solution has one, its answer.md as
+   * the final answer (what sim:oracle says too), so graders that read what the agent says validate.
    */
   private async trajectoryFile(): Promise<FileToWrite[]> {
-    if (!this.deps.harness.usesModel) return [];
+    let finalAnswer: string | undefined;
+    if (!this.deps.harness.usesModel) {
+      const answer = this.task.solutionDir && path.join(this.task.solutionDir, REFERENCE_ANSWER);
+      if (this.deps.harness.name !== 'oracle' || !answer || !existsSync(answer)) return [];
+      finalAnswer = readFileSync(answer, 'utf8').trim();
+    }
     await this.deps.store.flush();
-    const calls = await this.deps.store.listCalls(this.slot.rolloutId);
+    const calls = finalAnswer === undefined ? await this.deps.store.listCalls(this.slot.rolloutId) : [];
     const trajectory = atifTrajectory({
       rolloutId: this.slot.rolloutId,
       harness: this.deps.harness.name,
       harnessVersion: harnessVersion(this.deps.harness),
       instruction: this.task.instruction,
       calls,
+      ...(finalAnswer !== undefined ? { finalAnswer } : {}),
     });
     return [{ path: TRAJECTORY_PATH, content: JSON.stringify(trajectory, null, 2) }];
   }

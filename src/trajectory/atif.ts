@@ -42,6 +42,8 @@ export function atifTrajectory(opts: {
   harnessVersion: string;
   instruction: string;
   calls: readonly RecordedCall[];
+  /** A last agent step's text: what a harness without a model says (Harbor's oracle: the solution's answer.md). */
+  finalAnswer?: string;
 }): AtifTrajectory {
   const policy = opts.calls.filter((c) => c.label === 'policy' && c.status === 200 && c.response !== null).sort((a, b) => a.seq - b.seq);
   const steps: AtifStep[] = [{ step_id: 1, source: 'user', message: opts.instruction }];
@@ -74,6 +76,7 @@ export function atifTrajectory(opts: {
     if (usage) step.metrics = { prompt_tokens: usage.prompt, completion_tokens: usage.completion };
     steps.push(step);
   });
+  if (opts.finalAnswer !== undefined) steps.push({ step_id: steps.length + 1, source: 'agent', message: opts.finalAnswer });
   return {
     schema_version: ATIF_VERSION,
     session_id: opts.rolloutId,

@@ -79,6 +79,20 @@ export function imagesCommand(): Command {
       }
     });
   images
+    .command('claw-eval')
+    .description(
+      'build the Claw-Eval image (Debian trixie, debootstrapped: Python 3 with pydantic 2, FastAPI, uvicorn, httpx, openai from Debian) for imported Claw-Eval tasks, and, with --tasks, their task images',
+    )
+    .option('--tasks <dir>', 'also build the images of these tasks (a suite or task folder)')
+    .option('-q, --quiet', 'print only the image tags')
+    .action(async (opts: { tasks?: string; quiet?: boolean }) => {
+      const builder = await imageBuilder(opts);
+      process.stdout.write(`claw-eval  ${await builder.ensureClawEval()}\n`);
+      for (const task of opts.tasks ? loadTasks(opts.tasks) : []) {
+        process.stdout.write(`task       ${await builder.ensureTaskImage(task)}\n`);
+      }
+    });
+  images
     .command('harness')
     .description('build harness layers (a real harness + its Node from npm, pinned in images/harness-<name>/) and copy each into its shared volume')
     .argument('[names...]', 'harness layers to build (default: all of them)')

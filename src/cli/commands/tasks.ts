@@ -15,14 +15,24 @@ export function tasksCommand(): Command {
     });
   tasks
     .command('validate')
-    .description('run each task with the reference solution (must score 1) and with an agent that does nothing (must score 0)')
+    .description(
+      "run each task with the reference solution (must score 1) and with an agent that does nothing (must score 0); a benchmark's task with its own pass threshold (Claw-Eval's 0.75) by that threshold",
+    )
     .argument('<suite>', 'a suite or task folder')
     .option('-c, --concurrency <n>', 'rollouts at once', toInt, 4)
+    .option('--judge <upstream>', 'the judge of judge-graded tasks: sim:judge or an OpenAI-compatible base URL (run.yaml judge.upstream)')
+    .option('--judge-model <name>', 'the model sent to the judge upstream (run.yaml judge.model)')
+    .option('--judge-api-key-env <var>', "the environment variable holding the judge's API key (run.yaml judge.api_key_env)")
     .option('--json', 'print the results as JSON')
-    .action(async (suite: string, opts: { concurrency: number; json?: boolean }) => {
+    .action(async (suite: string, opts: { concurrency: number; json?: boolean; judge?: string; judgeModel?: string; judgeApiKeyEnv?: string }) => {
+      if (!opts.judge && (opts.judgeModel || opts.judgeApiKeyEnv))
+        throw new UserError('--judge-model and --judge-api-key-env need --judge', 'add --judge <upstream>');
       const controller = abortOnSignals();
       const { validateTasks } = await import('../../rollout/validate.js'); // the orchestrator: not for `tasks list`
-      const results = await validateTasks(suite, { concurrency: opts.concurrency, signal: controller.signal });
+      const judge = opts.judge
+        ? { upstream: opts.judge, ...(opts.judgeModel ? { model: opts.judgeModel } : {}), ...(opts.judgeApiKeyEnv ? { api_key_env: opts.judgeApiKeyEnv } : {}) }
+        : undefined;
+      const results = await validateTasks(suite, { concurrency: opts.concurrency, signal: controller.signal, ...(judge ? { judge } : {}) });
       if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
       else {
         for (const r of results)

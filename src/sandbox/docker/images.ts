@@ -33,12 +33,23 @@ export interface ImageBuildOptions {
   verbose?: boolean;
 }
 
-/** The base image recipe; its hash is the base image's tag. The mirror does not change the content. */
-const BASE_RECIPE = { suite: 'bookworm', variant: 'minbase', include: ['ca-certificates'] };
+/** A debootstrapped Debian image; its hash is the image's tag. The mirror does not change the content. */
+interface DebootstrapRecipe {
+  suite: string;
+  variant: string;
+  include: string[];
+}
+/** The base image recipe (bookworm): the project's images and tasks build on it. */
+const BASE_RECIPE: DebootstrapRecipe = { suite: 'bookworm', variant: 'minbase', include: ['ca-certificates'] };
+/**
+ * Debian trixie, for images/claw-eval only: Claw-Eval's graders and mock services need pydantic 2 and FastAPI
+ * >= 0.115, which trixie carries and bookworm does not.
+ */
+const TRIXIE_RECIPE: DebootstrapRecipe = { suite: 'trixie', variant: 'minbase', include: ['ca-certificates'] };
 /** npm used only inside harness builds (11.x runs dependency install scripts; 12 blocks those not in allowScripts). */
 const HARNESS_NPM_VERSION = '11.19.1';
 const HARNESS_FILES = ['package.json', 'package-lock.json', 'verify.sh'];
-const PROJECT_IMAGE_REF = /^(\s*FROM\s+)openforge\/(base|workspace|browser|desktop)(:\S+)?(\s|$)/im;
+const PROJECT_IMAGE_REF = /^(\s*FROM\s+)openforge\/(base|workspace|browser|desktop|claw-eval)(:\S+)?(\s|$)/im;
 /** Node and npm of the browser image's env server (images/browser/package.json pins the same Node). */
 const BROWSER_NPM_VERSION = HARNESS_NPM_VERSION;
 const BROWSER_FILES = ['Dockerfile', 'package.json', 'package-lock.json', 'start-browser-env'];
@@ -76,9 +87,42 @@ export class ImageBuilder {
     const tag = this.baseTag();
     return this.once(tag, async () => {
       if (await this.exists(tag)) return tag;
-      await this.debootstrapImport(tag);
+      await this.debootstrapImport(tag, BASE_RECIPE);
       return tag;
     });
+  }
+
+  /** Debian trixie minbase, debootstrapped like the base image; only images/claw-eval builds on it. */
+  trixieBaseTag(): string {
+    return `openforge/base-trixie:${contentHash([JSON.stringify(TRIXIE_RECIPE)])}`;
+  }
+
+  ensureTrixieBase(): Promise<string> {
+    const tag = this.trixieBaseTag();
+    return this.once(tag, async () => {
+      if (await this.exists(tag)) return tag;
+      await this.debootstrapImport(tag, TRIXIE_RECIPE);
+      return tag;
+    });
+  }
+
+  /**
+   * The Claw-Eval image (images/claw-eval): trixie with Python 3, pydantic 2, FastAPI, uvicorn, httpx, openai
+   * and PyYAML from Debian, for imported Claw-Eval tasks (their agent, mock services and grader). Built when a
+   * task names it (`FROM openforge/claw-eval`).
+   */
+  async ensureClawEval(): Promise<string> {
+    const base = await this.ensureTrixieBase();
+    const { tag, files } = this.clawEvalPlan();
+    return this.once(tag, async () => {
+      if (!(await this.exists(tag))) await this.build(tag, files, { BASE_IMAGE: base }, 1800);
+      return tag;
+    });
+  }
+
+  private clawEvalPlan(): { tag: string; files: { name: string; content: Buffer }[] } {
+    const files = [{ name: 'Dockerfile', content: readFileSync(path.join(packageRoot(), 'images/claw-eval/Dockerfile')) }];
+    return { tag: `openforge/claw-eval:${contentHash([this.trixieBaseTag(), ...files.flatMap((f) => [f.name, f.content])])}`, files };
   }
 
   async ensureWorkspace(): Promise<string> {
@@ -142,6 +186,7 @@ export class ImageBuilder {
     if (replace.size) plan = this.taskImagePlan(task, replace);
     if (plan.usesBrowser) await this.ensureBrowser();
     if (plan.usesDesktop) await this.ensureDesktop();
+    if (plan.usesClawEval) await this.ensureClawEval();
     return this.once(plan.tag, async () => {
       if (!(await this.exists(plan.tag))) await this.build(plan.tag, plan.files!, {}, task.config.environment.build_timeout_sec);
       return plan.tag;
@@ -177,9 +222,11 @@ export class ImageBuilder {
       replace.set(base, workspace);
       log(`task ${task.id}: service ${service.name}'s base image ${base} cannot be pulled (${missing}); built on the local Debian image ${workspace} instead`);
     }
+    const clawEval = /^\s*FROM\s+openforge\/claw-eval(:\S+)?(\s|$)/im.test(dockerfile) ? await this.ensureClawEval() : undefined;
     const resolved = replaceBases(dockerfile, replace).replace(
       new RegExp(PROJECT_IMAGE_REF.source, 'gim'),
-      (_m, from: string, which: string, _t, end: string) => `${from}${which === 'base' ? this.baseTag() : workspace}${end}`,
+      (_m, from: string, which: string, _t, end: string) =>
+        `${from}${which === 'base' ? this.baseTag() : which === 'claw-eval' && clawEval ? clawEval : workspace}${end}`,
     );
     const files = readTree(context, '', { symlinksWithin: suiteDirOf(task) })
       .filter((f) => f.name !== 'Dockerfile' || dockerfileName === 'Dockerfile')
@@ -242,19 +289,36 @@ export class ImageBuilder {
   private taskImagePlan(
     task: Task,
     replace: ReadonlyMap<string, string> = new Map(),
-  ): { tag: string; files?: { name: string; content: Buffer; mode?: number }[]; usesBrowser?: boolean; usesDesktop?: boolean; dockerfile?: string } {
+  ): {
+    tag: string;
+    files?: { name: string; content: Buffer; mode?: number }[];
+    usesBrowser?: boolean;
+    usesDesktop?: boolean;
+    usesClawEval?: boolean;
+    dockerfile?: string;
+  } {
     const workspace = this.workspacePlan().tag;
     const dockerfilePath = task.environmentDir && path.join(task.environmentDir, 'Dockerfile');
     if (!dockerfilePath || !existsSync(dockerfilePath)) return { tag: workspace };
     const dockerfile = readFileSync(dockerfilePath, 'utf8');
     const usesBrowser = /^\s*FROM\s+openforge\/browser(:\S+)?(\s|$)/im.test(dockerfile);
     const usesDesktop = /^\s*FROM\s+openforge\/desktop(:\S+)?(\s|$)/im.test(dockerfile);
+    const usesClawEval = /^\s*FROM\s+openforge\/claw-eval(:\S+)?(\s|$)/im.test(dockerfile);
     const browser = usesBrowser ? this.browserPlan().tag : undefined;
     const desktop = usesDesktop ? this.desktopPlan().tag : undefined;
     const resolved = replaceBases(dockerfile, replace).replace(
       new RegExp(PROJECT_IMAGE_REF.source, 'gim'),
       (_m, from: string, which: string, _t, end: string) => {
-        const image = which === 'base' ? this.baseTag() : which === 'browser' ? browser : which === 'desktop' ? desktop : workspace;
+        const image =
+          which === 'base'
+            ? this.baseTag()
+            : which === 'browser'
+              ? browser
+              : which === 'desktop'
+                ? desktop
+                : which === 'claw-eval'
+                  ? this.clawEvalPlan().tag
+                  : workspace;
         return `${from}${image}${end}`;
       },
     );
@@ -262,7 +326,7 @@ export class ImageBuilder {
       f.name === 'Dockerfile' ? { ...f, content: Buffer.from(resolved) } : f,
     );
     const tag = `openforge/task-${task.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${contentHash(files.flatMap((f) => [f.name, f.content]))}`;
-    return { tag, files, usesBrowser, usesDesktop, dockerfile };
+    return { tag, files, usesBrowser, usesDesktop, usesClawEval, dockerfile };
   }
 
   /**
@@ -569,7 +633,7 @@ export class ImageBuilder {
     }
   }
 
-  private async debootstrapImport(tag: string): Promise<void> {
+  private async debootstrapImport(tag: string, recipe: DebootstrapRecipe): Promise<void> {
     const log = this.options.onLog ?? (() => undefined);
     if (!(await commandExists('debootstrap'))) {
       throw new UserError('debootstrap is not installed, so the base image cannot be built', 'apt-get install -y debootstrap (or run `npm run setup`)');
@@ -577,11 +641,11 @@ export class ImageBuilder {
     if (process.getuid?.() !== 0) throw new UserError('building the base image needs root (debootstrap)', 'run `sudo npx openforge images build` once');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'openforge-rootfs-'));
     try {
-      log(`debootstrap ${BASE_RECIPE.suite} into ${dir}`);
+      log(`debootstrap ${recipe.suite} into ${dir}`);
       const mirror = this.options.debianMirror ?? process.env.OPENFORGE_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
       await run(
         'debootstrap',
-        [`--variant=${BASE_RECIPE.variant}`, `--include=${BASE_RECIPE.include.join(',')}`, BASE_RECIPE.suite, dir, mirror],
+        [`--variant=${recipe.variant}`, `--include=${recipe.include.join(',')}`, recipe.suite, dir, mirror],
         log,
         !!this.options.verbose,
       );
@@ -598,7 +662,7 @@ export class ImageBuilder {
       );
     } catch (err) {
       if (err instanceof UserError) throw err;
-      throw new RolloutError('build', `building the base image failed: ${errorMessage(err)}`);
+      throw new RolloutError('build', `building the ${recipe.suite} base image failed: ${errorMessage(err)}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Task } from '../../config/task.js';
+import { REFERENCE_ANSWER, type Task } from '../../config/task.js';
 import type { ChatRequest } from '../chat-request.js';
 import { readReferenceActions, ReferenceActionsError, toComputerCalls } from './computer-actions.js';
 import { findComputerTool, type ComputerTool } from './computer-tool.js';
@@ -10,8 +10,7 @@ import { findShellTool, shellToolArguments } from './shell-tool.js';
 import { readSolutionSteps } from './solution-steps.js';
 import type { Policy, PolicyAnswer } from './types.js';
 
-/** The reference solution's final answer, beside solve.sh. */
-export const REFERENCE_ANSWER = 'answer.md';
+export { REFERENCE_ANSWER };
 
 /**
  * Solves the task the way Harbor's oracle agent does: runs the steps of solution/solve.sh, one
