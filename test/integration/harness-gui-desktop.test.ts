@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTasks } from '../../src/config/task.js';
@@ -14,12 +15,28 @@ import { explain, runHarness, toolNamesCalled, type HarnessRolloutRecord } from 
  * server as an MCP server and the sim oracle answers with the `desktop_*` MCP tool calls they show it (the
  * task's reference actions); the screenshots of the whole screen come back as MCP image content, are recorded
  * as images in the calls and reach the exported veRL samples as `multi_modal_data`. One task per app: Calc,
- * Writer, the file manager.
+ * Writer, the file manager. The file manager's reference starts with two bad actions (a click off the screen, a
+ * key X does not have): each comes back as the observation's last_action_error, with its screenshot, and the
+ * episode goes on.
  */
 const CLI = path.resolve('bin/openforge.js');
 const SUITE = path.resolve('envs/desktop-basic');
 const TASKS = ['calc-set-cell', 'writer-append-closing', 'files-rename'];
+const WITH_BAD_ACTIONS = 'files-rename';
+const BAD_ACTIONS = [
+  { type: 'click', x: 5000, y: 5000 },
+  { type: 'key', keys: ['NoSuchKey'] },
+];
 const OVERRIDES = { max_turns: 40, resources: { cpus: 1, memory_mb: 2048, pids: 2048 } };
+
+/** The tasks, the one with bad actions a copy (the shared kit beside it: its solution and tests link into it). */
+function taskDirs(): string[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'of-desktop-bad-'));
+  for (const name of ['_kit', WITH_BAD_ACTIONS]) cpSync(path.join(SUITE, name), path.join(dir, name), { recursive: true, verbatimSymlinks: true });
+  const actions = path.join(dir, WITH_BAD_ACTIONS, 'solution', 'actions.json');
+  writeFileSync(actions, JSON.stringify([...BAD_ACTIONS, ...JSON.parse(readFileSync(actions, 'utf8'))], null, 1));
+  return TASKS.map((t) => path.join(t === WITH_BAD_ACTIONS ? dir : SUITE, t));
+}
 
 beforeAll(async () => {
   const backend = new DockerBackend();
@@ -40,11 +57,7 @@ function checks(harness: string, prefix: string) {
   beforeAll(async () => {
     await harnessLayer(harness);
     let summary;
-    ({ rollouts, output, summary } = await runHarness(
-      harness,
-      TASKS.map((t) => path.join(SUITE, t)),
-      OVERRIDES,
-    ));
+    ({ rollouts, output, summary } = await runHarness(harness, taskDirs(), OVERRIDES));
     runId = summary.runId;
   }, 1_200_000);
 
@@ -70,6 +83,15 @@ function checks(harness: string, prefix: string) {
       expect(images.length, explain(r)).toBe(mcpCalls);
       for (const image of images) expect(image.url_or_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
+  });
+
+  it('gets bad actions back as last_action_error and goes on', () => {
+    const r = rollouts.find((x) => x.taskId === WITH_BAD_ACTIONS)!;
+    const policy = r.calls.filter((c) => c.label === 'policy');
+    const shown = JSON.stringify(policy.at(-1)!.request);
+    expect(shown, explain(r)).toMatch(/Error: the action failed \(out_of_range: /);
+    expect(shown, explain(r)).toMatch(/Error: the action failed \(unknown_key: /);
+    expect(r.reward, explain(r)).toBe(1);
   });
 
   it('exports veRL samples whose multi_modal_data carries those screenshots (PNG bytes of the whole screen)', () => {
