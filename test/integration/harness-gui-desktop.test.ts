@@ -11,7 +11,7 @@ import { harnessLayer } from '../helpers/harness.js';
 import { explain, runHarness, toolNamesCalled, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 
 /**
- * Real harnesses on desktop tasks: Claude Code and Codex, their real binaries, get the rollout's desktop env
+ * Real harnesses on desktop tasks: Claude Code and Codex (Qwen Code and opencode on one task), their real binaries, get the rollout's desktop env
  * server as an MCP server and the sim oracle answers with the `desktop_*` MCP tool calls they show it (the
  * task's reference actions); the screenshots of the whole screen come back as MCP image content, are recorded
  * as images in the calls and reach the exported veRL samples as `multi_modal_data`. One task per app: Calc,
@@ -30,12 +30,12 @@ const BAD_ACTIONS = [
 const OVERRIDES = { max_turns: 40, resources: { cpus: 1, memory_mb: 2048, pids: 2048 } };
 
 /** The tasks, the one with bad actions a copy (the shared kit beside it: its solution and tests link into it). */
-function taskDirs(): string[] {
+function taskDirs(tasks: string[]): string[] {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'of-desktop-bad-'));
   for (const name of ['_kit', WITH_BAD_ACTIONS]) cpSync(path.join(SUITE, name), path.join(dir, name), { recursive: true, verbatimSymlinks: true });
   const actions = path.join(dir, WITH_BAD_ACTIONS, 'solution', 'actions.json');
   writeFileSync(actions, JSON.stringify([...BAD_ACTIONS, ...JSON.parse(readFileSync(actions, 'utf8'))], null, 1));
-  return TASKS.map((t) => path.join(t === WITH_BAD_ACTIONS ? dir : SUITE, t));
+  return tasks.map((t) => path.join(t === WITH_BAD_ACTIONS ? dir : SUITE, t));
 }
 
 beforeAll(async () => {
@@ -50,19 +50,19 @@ interface VerlRow {
   multi_modal_data: { image: { image: string; sha256: string | null }[] } | null;
 }
 
-function checks(harness: string, prefix: string) {
+function checks(harness: string, prefix: string, tasks = TASKS) {
   let rollouts: HarnessRolloutRecord[];
   let output: string;
   let runId: string;
   beforeAll(async () => {
     await harnessLayer(harness);
     let summary;
-    ({ rollouts, output, summary } = await runHarness(harness, taskDirs(), OVERRIDES));
+    ({ rollouts, output, summary } = await runHarness(harness, taskDirs(tasks), OVERRIDES));
     runId = summary.runId;
   }, 1_200_000);
 
   it('scores 1 on each task, acting only through the desktop env server’s MCP tools', () => {
-    expect(rollouts.map((r) => r.taskId).sort()).toEqual([...TASKS].sort());
+    expect(rollouts.map((r) => r.taskId).sort()).toEqual([...tasks].sort());
     for (const r of rollouts) {
       expect(r.reward, explain(r)).toBe(1);
       expect(r.errorType, explain(r)).toBeNull();
@@ -121,3 +121,6 @@ function checks(harness: string, prefix: string) {
 
 describe('Claude Code drives desktop tasks over MCP (sim:oracle)', () => checks('claude-code', 'mcp__desktop__'));
 describe('Codex drives desktop tasks over MCP (sim:oracle)', () => checks('codex', ''));
+// Qwen Code and opencode on the file manager task only (each run of the suite with them: docs/desktop.md).
+describe('Qwen Code drives a desktop task over MCP (sim:oracle)', () => checks('qwen-code', 'mcp__desktop__', [WITH_BAD_ACTIONS]));
+describe('opencode drives a desktop task over MCP (sim:oracle)', () => checks('opencode', 'desktop_', [WITH_BAD_ACTIONS]));
