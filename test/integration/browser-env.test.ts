@@ -189,8 +189,9 @@ describe('the MCP server', { timeout: 240_000 }, () => {
       expect(state.aria_snapshot).toContain('textbox "Name" [ref=');
       expect(state.aria_snapshot).toContain('Grace');
       const bad = (await client.callTool({ name: 'browser_click_ref', arguments: { ref: 'e999' } })) as { isError?: boolean; content: { text?: string }[] };
-      expect(bad.isError).toBe(true);
+      expect(bad.isError).toBeFalsy();
       expect(JSON.parse(bad.content[0]!.text!).last_action_error.code).toBe('missing_ref');
+      expect(bad.content[1]!.text).toMatch(/^Error: the action failed \(missing_ref: /);
     } finally {
       await client.close();
     }

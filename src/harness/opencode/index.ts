@@ -64,7 +64,14 @@ function config(ctx: HarnessContext): unknown {
         npm: '@ai-sdk/openai-compatible',
         name: 'OpenForge recording proxy',
         options: { baseURL: ctx.proxyBaseUrl, apiKey: ctx.secret },
-        models: { [ctx.model]: { name: ctx.model }, [small]: { name: small } },
+        models: {
+          // On a GUI task the policy model takes images: without it opencode replaces a tool result's screenshot
+          // with "this model does not support image input".
+          [ctx.model]: ctx.environment
+            ? { name: ctx.model, attachment: true, modalities: { input: ['text', 'image'], output: ['text'] } }
+            : { name: ctx.model },
+          [small]: { name: small },
+        },
       },
     },
     model: `${PROVIDER}/${ctx.model}`,

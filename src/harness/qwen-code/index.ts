@@ -9,7 +9,8 @@ const QWEN_DIR = `${HARNESS_HOME}/.qwen`;
 /**
  * Qwen Code (@qwen-code/qwen-code, pinned in images/harness-qwen-code/), speaking Chat Completions to the
  * proxy. Its fast model (suggestions, summaries) is a distinct alias so those calls are labelled helper. On a
- * GUI task the env server is its MCP server (`mcpServers.<kind>.httpUrl`, trusted: no confirmation asked).
+ * GUI task the env server is its MCP server (`mcpServers.<kind>.httpUrl`, trusted: no confirmation asked; its tools
+ * declared up front, not deferred).
  */
 export const qwenCode: Harness = {
   name: 'qwen-code',
@@ -54,13 +55,23 @@ function settings(ctx: HarnessContext): unknown {
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     security: { auth: { selectedType: 'openai' } },
-    model: { name: ctx.model },
+    // Qwen Code guesses a model's input modalities from its name and replaces the images of a text-only
+    // model's tool results with "[image: …]": on a GUI task the policy is shown the screenshots.
+    model: { name: ctx.model, ...(ctx.environment ? { generationConfig: { modalities: { image: true } } } : {}) },
     fastModel: helperModel(ctx.model),
     tools: { approvalMode: 'yolo', sandbox: false },
     ...(ctx.environment
       ? {
           mcpServers: {
-            [ctx.environment.kind]: { httpUrl: ctx.environment.mcpUrl, headers: authorizationHeader(ctx.environment), trust: true, timeout: 120_000 },
+            [ctx.environment.kind]: {
+              httpUrl: ctx.environment.mcpUrl,
+              headers: authorizationHeader(ctx.environment),
+              trust: true,
+              timeout: 120_000,
+              // Qwen Code otherwise defers MCP tools behind its tool_search / tool_call bridge: the model would see
+              // neither the env server's tools nor their screenshots until it searched for them.
+              alwaysLoadTools: true,
+            },
           },
         }
       : {}),

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { type ActionSchemaName, ActionSchemaNameSchema } from '../browser-env/actions.js';
 
-export type ToolResult = { content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[]; isError?: boolean };
+export type ToolResult = { content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] };
 
 /** An environment's MCP tools: the server's name and what registers its tools on a fresh server. */
 export interface McpTools {
@@ -21,6 +21,10 @@ export interface ObservationLike {
 /**
  * An observation as MCP tool content: a JSON summary, the text field `textKey` (the ARIA snapshot, the
  * accessibility tree) as a part of its own when present, and the screenshot as MCP image content.
+ *
+ * A failed action is said in a text part of its own (`Error: <code>: <message>`) and in the summary's
+ * last_action_error, not by MCP `isError`: the episode goes on, and the model must see the screen as it is
+ * now. Claude Code turns an `isError` result into its text alone, so the screenshot would be lost.
  */
 export function observationContent<O extends ObservationLike>(obs: O, textKey?: keyof O & string): ToolResult {
   const { screenshot, ...rest } = obs as ObservationLike & Record<string, unknown>;
@@ -29,9 +33,16 @@ export function observationContent<O extends ObservationLike>(obs: O, textKey?: 
   const content: ToolResult['content'] = [
     { type: 'text', text: JSON.stringify({ ...rest, screenshot: { mime: screenshot.mime, width: screenshot.width, height: screenshot.height } }) },
   ];
+  if (obs.last_action_error) content.push({ type: 'text', text: errorLine(obs.last_action_error) });
   if (typeof text === 'string' && text) content.push({ type: 'text', text });
   if (screenshot.data) content.push({ type: 'image', data: screenshot.data, mimeType: screenshot.mime });
-  return obs.last_action_error ? { content, isError: true } : { content };
+  return { content };
+}
+
+function errorLine(error: unknown): string {
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+  const what = [code, message].filter((part) => typeof part === 'string' && part).join(': ') || JSON.stringify(error);
+  return `Error: the action failed (${what}); the screenshot shows the screen as it is now.`;
 }
 
 /** The tools every GUI env has, named `<prefix>_click`, `_type`, `_key`, `_scroll` and `_action`. */

@@ -34,7 +34,7 @@ export interface McpCall {
 
 /**
  * Canonical reference actions → the env server's MCP tool calls: the dedicated tool where one fits
- * (click, type, key, scroll, navigate), else `<kind>_action` with the canonical action itself.
+ * (click, type, key, scroll, drag, navigate), else `<kind>_action` with the canonical action itself.
  * `done`/`fail` end the script and become the final answer.
  */
 export function toMcpCalls(actions: readonly CanonicalAction[], tools: EnvMcpTools): { calls: McpCall[]; finalAnswer: ComputerScript['finalAnswer'] } {
@@ -58,6 +58,8 @@ export function toMcpCalls(actions: readonly CanonicalAction[], tools: EnvMcpToo
         name: tool('scroll'),
         arguments: { dx: action.dx, dy: action.dy, ...(action.x !== undefined && action.y !== undefined ? { x: action.x, y: action.y } : {}) },
       });
+    } else if (action.type === 'drag' && has('drag')) {
+      calls.push({ name: tool('drag'), arguments: { path: action.path.map(({ x, y }) => ({ x, y })) } });
     } else if (action.type === 'goto' && has('navigate')) {
       calls.push({ name: tool('navigate'), arguments: { url: action.url } });
     } else {

@@ -52,15 +52,32 @@ describe("real harnesses get the rollout's GUI env server as an MCP server", () 
     expect((parseToml(fileOf('codex', 'config.toml', false)) as { mcp_servers?: unknown }).mcp_servers).toBeUndefined();
   });
 
-  it('Qwen Code: mcpServers.browser.httpUrl with the Authorization header, trusted', () => {
-    const settings = JSON.parse(fileOf('qwen-code', 'settings.json')) as { mcpServers?: Record<string, Record<string, unknown>> };
-    expect(settings.mcpServers?.browser).toMatchObject({ httpUrl: MCP_URL, headers: { Authorization: `Bearer ${TOKEN}` }, trust: true });
+  it('Qwen Code: mcpServers.browser.httpUrl with the Authorization header, trusted, tools not deferred, images shown', () => {
+    type Settings = { mcpServers?: Record<string, Record<string, unknown>>; model: { name: string; generationConfig?: { modalities?: unknown } } };
+    const settings = JSON.parse(fileOf('qwen-code', 'settings.json')) as Settings;
+    expect(settings.mcpServers?.browser).toMatchObject({
+      httpUrl: MCP_URL,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      trust: true,
+      alwaysLoadTools: true,
+    });
+    expect(settings.model.generationConfig?.modalities).toEqual({ image: true });
+    const plain = JSON.parse(fileOf('qwen-code', 'settings.json', false)) as Settings;
+    expect(plain.mcpServers).toBeUndefined();
+    expect(plain.model).toEqual({ name: 'policy' });
   });
 
-  it('opencode: a remote mcp entry in its config', () => {
+  it('opencode: a remote mcp entry in its config, the policy model declared to take images', () => {
     const config = JSON.parse(getHarness('opencode').setup(ctx(true)).env.OPENCODE_CONFIG_CONTENT!) as { mcp?: Record<string, Record<string, unknown>> };
     expect(config.mcp?.browser).toMatchObject({ type: 'remote', url: MCP_URL, headers: { Authorization: `Bearer ${TOKEN}` }, enabled: true });
-    const plain = JSON.parse(getHarness('opencode').setup(ctx(false)).env.OPENCODE_CONFIG_CONTENT!) as { mcp?: unknown };
+    // the policy model takes the screenshots
+    const models = (config as { provider: Record<string, { models: Record<string, unknown> }> }).provider.openforge!.models;
+    expect(models.policy).toEqual({ name: 'policy', attachment: true, modalities: { input: ['text', 'image'], output: ['text'] } });
+    const plain = JSON.parse(getHarness('opencode').setup(ctx(false)).env.OPENCODE_CONFIG_CONTENT!) as {
+      mcp?: unknown;
+      provider: Record<string, { models: Record<string, unknown> }>;
+    };
     expect(plain.mcp).toBeUndefined();
+    expect(plain.provider.openforge!.models.policy).toEqual({ name: 'policy' });
   });
 });

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolDefinition } from '../../../src/sim/chat-request.js';
-import { findEnvMcpTools } from '../../../src/sim/policies/env-mcp-tools.js';
+import type { CanonicalAction } from '../../../src/in-container/browser-env/actions.js';
+import { findEnvMcpTools, toMcpCalls } from '../../../src/sim/policies/env-mcp-tools.js';
 import { createOraclePolicy } from '../../../src/sim/policies/oracle.js';
 import type { PolicyAnswer } from '../../../src/sim/policies/types.js';
 import { INSTRUCTION, OPENAI_BASH, makeTask, removeTaskDirs } from './fixtures.js';
@@ -69,6 +70,23 @@ describe('the sim oracle through a GUI env server’s MCP tools', () => {
     const answers = episode(tools('desktop__', 'desktop'));
     expect(answers[0]!.toolCalls[0]!.name).toBe('desktop__desktop_click');
     expect(answers.at(-1)!.content).toBe('added');
+  });
+
+  it('drags through the desktop’s drag tool, and through <kind>_action where there is none', () => {
+    const drag = {
+      type: 'drag',
+      path: [
+        { x: 10, y: 20 },
+        { x: 30, y: 40 },
+        { x: 50, y: 60 },
+      ],
+    };
+    const desktop = findEnvMcpTools(tools('mcp__desktop__', 'desktop'))!;
+    const withDrag = { ...desktop, names: new Set([...desktop.names, 'mcp__desktop__desktop_drag']) };
+    expect(toMcpCalls([drag as CanonicalAction], withDrag).calls).toEqual([{ name: 'mcp__desktop__desktop_drag', arguments: { path: drag.path } }]);
+    expect(toMcpCalls([drag as CanonicalAction], desktop).calls).toEqual([
+      { name: 'mcp__desktop__desktop_action', arguments: { schema: 'canonical', action: drag } },
+    ]);
   });
 });
 

@@ -65,6 +65,13 @@ describe('the env server kit', () => {
         { type: 'image', data: 'iVBO', mimeType: 'image/png' },
       ],
     });
-    expect(observationContent({ ...obs, last_action_error: { code: 'x' } }).isError).toBe(true);
+    // a failed action: said in a text part and the summary, the screenshot still shown (no MCP isError)
+    const failed = observationContent({ ...obs, last_action_error: { code: 'out_of_range', message: '(5000, 5000) is off the screen' } }, 'a11y_tree');
+    expect(failed).not.toHaveProperty('isError');
+    expect(failed.content[1]).toEqual({
+      type: 'text',
+      text: 'Error: the action failed (out_of_range: (5000, 5000) is off the screen); the screenshot shows the screen as it is now.',
+    });
+    expect(failed.content.at(-1)).toEqual({ type: 'image', data: 'iVBO', mimeType: 'image/png' });
   });
 });
