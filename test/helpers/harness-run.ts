@@ -105,3 +105,18 @@ export function toolNamesCalled(calls: RecordedCall[]): string[] {
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
+
+/** What the rollout's grader wrote in reward.json: the reward and its parts. */
+export function rewardDetails(r: HarnessRolloutRecord) {
+  return JSON.parse(readFileSync(path.join(r.artifacts, 'verifier', 'reward.json'), 'utf8'));
+}
+
+/** The judge calls the rollout's grader made (`judge/calls.jsonl`), none when it made none. */
+export function judgeCalls(r: HarnessRolloutRecord): { upstream: string; response: { choices: { message: { content: string } }[] } }[] {
+  const file = path.join(r.artifacts, 'judge', 'calls.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}

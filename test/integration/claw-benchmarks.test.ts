@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import { executeRun } from '../../src/rollout/run.js';
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { harnessLayer } from '../helpers/harness.js';
-import { explain, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
+import { explain, judgeCalls, rewardDetails, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 
 /**
  * Real PinchBench and QwenClawBench task files imported and run under sim:oracle with the run's judge
@@ -31,17 +31,6 @@ const JUDGE = { upstream: 'sim:judge' };
 const runs: Record<string, HarnessRolloutRecord[]> = {};
 let pinchDir = '';
 let qwenDir = '';
-
-const details = (r: HarnessRolloutRecord) => JSON.parse(readFileSync(path.join(r.artifacts, 'verifier', 'reward.json'), 'utf8'));
-const judgeCalls = (r: HarnessRolloutRecord) => {
-  const file = path.join(r.artifacts, 'judge', 'calls.jsonl');
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-    : [];
-};
 
 beforeAll(async () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'of-claw-'));
@@ -81,15 +70,15 @@ describe.each(['forge-agent', 'codex'])('PinchBench tasks under sim:oracle with 
     expect(Object.keys(byTask).sort()).toEqual(PINCH);
     for (const id of ['task_00_sanity', 'task_09_files']) {
       expect(byTask[id]!.reward, explain(byTask[id]!)).toBe(1);
-      expect(details(byTask[id]!).grading_type).toBe('automated');
+      expect(rewardDetails(byTask[id]!).grading_type).toBe('automated');
       expect(judgeCalls(byTask[id]!)).toEqual([]);
     }
     // its check wants OpenClaw's read_file tool with params.files; this harness read notes.md with its shell
-    expect(details(byTask.task_08_memory!)).toMatchObject({ reward: 0.8, automated_checks: { read_notes: 0, correct_date: 1, no_hallucination: 1 } });
+    expect(rewardDetails(byTask.task_08_memory!)).toMatchObject({ reward: 0.8, automated_checks: { read_notes: 0, correct_date: 1, no_hallucination: 1 } });
     for (const id of ['task_03_blog', 'task_14_humanizer']) {
       const r = byTask[id]!;
       expect(r.reward, explain(r)).toBe(1);
-      expect(details(r)).toMatchObject({ grading_type: 'llm_judge', judge: 1 });
+      expect(rewardDetails(r)).toMatchObject({ grading_type: 'llm_judge', judge: 1 });
       const calls = judgeCalls(r);
       expect(calls).toHaveLength(1);
       expect(calls[0]).toMatchObject({ upstream: 'sim:judge', status: 200, request: { model: 'judge' } });
@@ -107,7 +96,7 @@ describe('QwenClawBench tasks under sim:oracle with forge-agent and judge sim:ju
     const byTask = Object.fromEntries(rollouts.map((r) => [r.taskId, r]));
     for (const r of rollouts) {
       expect(r.errorType, explain(r)).toBeNull();
-      const d = details(r);
+      const d = rewardDetails(r);
       const weights = JSON.parse(readFileSync(path.join(qwenDir, r.taskId, 'tests', 'grading.json'), 'utf8')).weights;
       if (d.grading_type === 'automated') {
         expect(r.reward).toBeCloseTo(d.automated, 5);
@@ -119,11 +108,11 @@ describe('QwenClawBench tasks under sim:oracle with forge-agent and judge sim:ju
     }
     for (const id of QWEN.filter((t) => !t.startsWith('task_00036'))) {
       expect(byTask[id]!.reward, explain(byTask[id]!)).toBe(1);
-      expect(Object.values(details(byTask[id]!).automated_checks).every((v) => v === 1)).toBe(true);
+      expect(Object.values(rewardDetails(byTask[id]!).automated_checks).every((v) => v === 1)).toBe(true);
     }
     // its check on the agent's inspection commands reads Anthropic-style tool_use blocks, which OpenClaw's
     // transcript (toolCall) never has: under QwenClawBench's own runner that check is 0 as well
-    const largest = details(byTask.task_00036_find_largest_file_in_downloads_directory!);
+    const largest = rewardDetails(byTask.task_00036_find_largest_file_in_downloads_directory!);
     expect(largest.automated_checks).toMatchObject({ inspected_downloads_with_tools: 0, identified_largest_text_file: 1, reported_exact_size: 1 });
     expect(byTask.task_00036_find_largest_file_in_downloads_directory!.reward).toBeCloseTo(5 / 6, 5);
   });

@@ -1,11 +1,11 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clawEvalImporter } from '../../src/importers/claw-eval/index.js';
 import { validateTasks, type TaskValidation } from '../../src/rollout/validate.js';
 import { harnessLayer } from '../helpers/harness.js';
-import { explain, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
+import { explain, judgeCalls, rewardDetails, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 
 /**
  * Real Claw-Eval tasks imported and run as they are: their mock services beside the agent (audit logs collected),
@@ -22,17 +22,6 @@ const JUDGE = { upstream: 'sim:judge' };
 const runs: Record<string, HarnessRolloutRecord[]> = {};
 let validation: TaskValidation[] = [];
 let dir = '';
-
-const details = (r: HarnessRolloutRecord) => JSON.parse(readFileSync(path.join(r.artifacts, 'verifier', 'reward.json'), 'utf8'));
-const judgeCalls = (r: HarnessRolloutRecord) => {
-  const file = path.join(r.artifacts, 'judge', 'calls.jsonl');
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as { upstream: string; response: { choices: { message: { content: string } }[] } })
-    : [];
-};
 
 beforeAll(async () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'of-claweval-'));
@@ -84,7 +73,7 @@ describe('imported Claw-Eval tasks', () => {
       for (const r of runs[harness]!) {
         expect(r.errorType, explain(r)).toBeNull();
         expect(r.reward, explain(r)).toBeGreaterThanOrEqual(0.75);
-        const d = details(r);
+        const d = rewardDetails(r);
         expect(d.passed).toBe(true);
         expect(r.reward).toBeCloseTo(Math.round(d.safety * (0.8 * d.completion + 0.2 * d.robustness) * 1e4) / 1e4, 6);
         // judge calls are not policy calls
@@ -92,9 +81,9 @@ describe('imported Claw-Eval tasks', () => {
       }
       for (const id of TASKS) expect(byTask[id]!.reward, explain(byTask[id]!)).toBe(1);
       // gmail list + 8 gets; helpdesk list + 10 gets + 10 updates
-      expect(details(byTask.T002_email_triage!).dispatches).toBe(9);
-      expect(details(byTask.T018_ticket_triage!).dispatches).toBe(21);
-      expect(details(byTask.T101_wal_recovery!).dispatches).toBe(0);
+      expect(rewardDetails(byTask.T002_email_triage!).dispatches).toBe(9);
+      expect(rewardDetails(byTask.T018_ticket_triage!).dispatches).toBe(21);
+      expect(rewardDetails(byTask.T101_wal_recovery!).dispatches).toBe(0);
       // T002's classification is the judge's reading of the final answer, as the benchmark asks it
       const [classified] = judgeCalls(byTask.T002_email_triage!);
       expect(JSON.parse(classified!.response.choices[0]!.message.content)).toEqual({

@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTasks } from '../../src/config/task.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../src/sandbox/docker/images.js';
-import { imageRefs } from '../../src/trajectory/images.js';
+import { expectEnvToolsOnly, expectScreenshotPerToolResult } from '../helpers/gui-mcp.js';
 import { harnessLayer } from '../helpers/harness.js';
-import { explain, runHarness, toolNamesCalled, type HarnessRolloutRecord } from '../helpers/harness-run.js';
+import { explain, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
 
 /**
  * Real harnesses on browser tasks: Claude Code and Codex, their real binaries, get the rollout's env server
@@ -40,24 +40,12 @@ function checks(harness: string, prefix: string) {
     for (const r of rollouts) {
       expect(r.reward, explain(r)).toBe(1);
       expect(r.errorType, explain(r)).toBeNull();
-      // Codex may send its first turn before its MCP servers are listed: the oracle then waits through its shell.
-      const called = toolNamesCalled(r.calls).filter((name) => name !== 'exec_command');
-      expect(toolNamesCalled(r.calls).length - called.length, explain(r)).toBeLessThanOrEqual(3);
-      expect(called.length, explain(r)).toBeGreaterThan(2);
-      for (const name of called) expect(name, explain(r)).toMatch(new RegExp(`^${prefix}browser_(click|type|key|scroll|navigate|action)$`));
+      expectEnvToolsOnly(r, prefix, ['browser_click', 'browser_type', 'browser_key', 'browser_scroll', 'browser_navigate', 'browser_action']);
     }
   });
 
   it('records the screenshots the harness was shown as images, one per tool result', () => {
-    for (const r of rollouts) {
-      const policy = r.calls.filter((c) => c.label === 'policy');
-      const last = policy.at(-1)!;
-      const images = imageRefs(last.request, last.protocol)?.images ?? [];
-      // every MCP tool result before the final answer carried its screenshot (a shell wait carries none)
-      const mcpCalls = toolNamesCalled(r.calls).filter((name) => name !== 'exec_command').length;
-      expect(images.length, explain(r)).toBe(mcpCalls);
-      for (const image of images) expect(image.url_or_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
-    }
+    for (const r of rollouts) expectScreenshotPerToolResult(r);
   });
 }
 
