@@ -5,12 +5,10 @@
 // Needs `npm run build` and Docker; builds the browser image if missing (export OPENFORGE_EXTRA_CA where
 // https is intercepted). Prints a table, the ratios, and a JSON line.
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DockerBackend } from '../../dist/sandbox/docker/backend.js';
-import { ImageBuilder } from '../../dist/sandbox/docker/images.js';
 import { benchArgs } from './bench-args.mjs';
+import { IN_CONTAINER_POST, guiBench, loadWatch, printRows, row, serverP50 } from './gui-bench.mjs';
 
 const { values } = benchArgs(import.meta.url, { options: { steps: { type: 'string', default: '60' }, dpr: { type: 'string', default: '1' } } });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,11 +21,7 @@ const steps = Number(process.argv[2]);
 const dpr = Number(process.argv[3]);
 const url = 'http://127.0.0.1:8000/targets.html';
 const viewport = { width: 1280, height: 800 };
-const post = async (route, body) => {
-  const res = await fetch('http://127.0.0.1:7000' + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(route + ' ' + res.status + ' ' + (await res.text()));
-  return res.json();
-};
+${IN_CONTAINER_POST}
 // The page server (a services.d starter) may still be starting.
 for (let i = 0; ; i++) {
   const ok = await fetch(url).then((r) => r.ok, () => false);
@@ -56,23 +50,8 @@ await browser.close();
 console.log(JSON.stringify({ raw, click, move, server }));
 `;
 
-const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-const backend = new DockerBackend();
-await backend.check();
-const image = await new ImageBuilder(backend.docker, {
-  extraCaFile: process.env.OPENFORGE_EXTRA_CA,
-  onLog: (l) => process.stderr.write(`${l}\n`),
-}).ensureBrowser();
-const runId = `bench-browser-${process.pid}`;
-const network = await backend.prepareNetwork(runId, 'none');
-const box = await backend.create({
-  runId,
-  rolloutId: `${runId}-0`,
-  image,
-  resources: { cpus: 2, memoryMb: 2048, pids: 2048 },
-  network,
-  lifetimeSec: 1800,
-});
+const { backend, spec, close } = await guiBench('browser');
+const box = await backend.create(spec('0'));
 try {
   await box.writeFiles([
     { path: '/srv/pages/targets.html', content: readFileSync(path.join(pages, 'targets.html')) },
@@ -81,25 +60,15 @@ try {
   ]);
   const up = await box.exec(['/opt/openforge/bin/start-browser-env'], { timeoutSec: 330, env: { OPENFORGE_START_DEADLINE: '300' } });
   if (up.exitCode !== 0) throw new Error(`start-browser-env failed:\n${up.stderr}`);
-  const loadBefore = loadavg();
+  const load = loadWatch();
   const res = await box.exec(['node', '/opt/openforge/browser/bench-step.mjs', values.steps, values.dpr], { timeoutSec: 1200 });
   if (res.exitCode !== 0) throw new Error(`bench failed:\n${res.stdout}\n${res.stderr}`);
   const { raw, click, move, server } = JSON.parse(res.stdout.trim().split('\n').pop());
-  const row = (name, xs) => ({ name, p50: q(xs, 0.5), p95: q(xs, 0.95) });
   const rows = [row('raw playwright screenshot', raw), row('step: click (page changes)', click), row('step: move (no change)', move)];
   console.log(`browser env step latency, ${values.steps} steps, 1280x800 at DPR ${values.dpr}, local page, one container`);
-  const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
-  console.log(`  load average (1/5/15 min): before ${load(loadBefore)}, after ${load(loadavg())}`);
-  for (const r of rows) console.log(`  ${r.name.padEnd(28)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p95 ${r.p95.toFixed(1).padStart(7)} ms`);
-  const split = ['action_ms', 'settle_ms', 'capture_ms']
-    .map(
-      (k) =>
-        `${k} p50 ${q(
-          server.map((t) => t[k]),
-          0.5,
-        ).toFixed(1)}`,
-    )
-    .join(', ');
+  const loads = load.print();
+  printRows(rows);
+  const split = ['action_ms', 'settle_ms', 'capture_ms'].map((k) => `${k} p50 ${serverP50(server, k)}`).join(', ');
   console.log(`  click step on the server: ${split}`);
   const ratios = {
     click_p50: rows[1].p50 / rows[0].p50,
@@ -110,9 +79,7 @@ try {
   console.log(
     `  ratio to raw: click p50 ${ratios.click_p50.toFixed(2)}x p95 ${ratios.click_p95.toFixed(2)}x; move p50 ${ratios.move_p50.toFixed(2)}x p95 ${ratios.move_p95.toFixed(2)}x (target <= 1.3x; p50 <= 150 ms)`,
   );
-  console.log(
-    JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), load: { before: loadBefore, after: loadavg() }, rows, ratios }),
-  );
+  console.log(JSON.stringify({ bench: 'browser', steps: Number(values.steps), dpr: Number(values.dpr), load: loads, rows, ratios }));
 } finally {
-  await backend.removeRun(runId);
+  await close();
 }

@@ -15,15 +15,9 @@ import type { WarmPool } from '../sandbox/warm-pool.js';
 import type { RolloutParent, Store } from '../store/store.js';
 import { withDeadline } from '../util/deadline.js';
 import { ErrorType, RolloutError, errorMessage } from '../util/errors.js';
-import {
-  ENV_SERVER_URL,
-  environmentPhaseSec,
-  liveViewUrl,
-  newEnvironmentSecrets,
-  startBrowserEnvironment,
-  type EnvironmentSecrets,
-} from './browser-environment.js';
+import { startBrowserEnvironment } from './browser-environment.js';
 import { startDesktopEnvironment } from './desktop-environment.js';
+import { ENV_SERVER_URL, environmentPhaseSec, liveViewUrl, newEnvironmentSecrets, type EnvironmentSecrets } from './gui-environment.js';
 import { parseReward, type Reward } from './reward.js';
 import { rolloutSandboxSpec } from './sandbox-spec.js';
 import { networkFailureIn } from './verifier-network.js';

@@ -2,7 +2,7 @@ import type { RunConfig } from '../config/run.js';
 import type { Task } from '../config/task.js';
 import type { Harness } from '../harness/types.js';
 import type { RunNetwork, SandboxSpec, ServiceContainerSpec, VolumeMount } from '../sandbox/types.js';
-import { environmentPhaseSec } from './browser-environment.js';
+import { environmentPhaseSec } from './gui-environment.js';
 
 /** What a rollout asks its backend for; shared by the orchestrator and `openforge k8s render`, so both agree. */
 export function rolloutSandboxSpec(opts: {

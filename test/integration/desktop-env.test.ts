@@ -143,6 +143,17 @@ describe('desktop env server (real X, real apps)', () => {
     expect(obs.a11y_tree).toMatch(/mousepad/i);
   });
 
+  it("hears the accessibility tree's changes that settling waits on (openforge_a11y.py --watch)", async () => {
+    expect((await box.exec(['pgrep', '-f', 'openforge_a11y.py --watch'])).exitCode).toBe(0);
+    const watch = 'timeout 60 python3 /opt/openforge/python/openforge_a11y.py --watch > /tmp/a11y-events.txt 2>&1 < /dev/null & echo $! > /tmp/a11y-watch.pid;';
+    const ready = 'for i in $(seq 1 100); do grep -q ready /tmp/a11y-events.txt && exit 0; sleep 0.1; done; exit 1';
+    expect((await box.exec(['bash', '-c', `. /tmp/openforge-session.env; ${watch} ${ready}`])).exitCode).toBe(0);
+    expect((await step({ type: 'key', keys: ['Alt', 'f'] })).last_action_error).toBeNull();
+    expect((await step({ type: 'key', keys: ['Escape'] })).last_action_error).toBeNull();
+    const events = await box.exec(['bash', '-c', 'sleep 0.5; grep -c "^e$" /tmp/a11y-events.txt; kill $(cat /tmp/a11y-watch.pid)']);
+    expect(Number(events.stdout.trim().split('\n')[0])).toBeGreaterThan(0);
+  });
+
   it('numbers what can be acted on (set-of-marks) and draws the marks on the screenshot', async () => {
     const obs = await step({ type: 'wait', ms: 10 }, { options: { set_of_marks: true } });
     expect(obs.last_action_error).toBeNull();
@@ -159,5 +170,31 @@ describe('desktop env server (real X, real apps)', () => {
     expect(pixelAt(png, last.x + last.width - 1, last.y + last.height - 1)).toEqual([230, 30, 160]);
     const plain = await step({ type: 'wait', ms: 10 });
     expect(plain.marks).toBeUndefined();
+  });
+
+  it('runs Chromium (as root, --no-sandbox): its window is listed and its page is on the screen', async () => {
+    await box.writeFiles([{ path: '/root/Desktop/blue.html', content: '<title>Blue page</title><body style="margin:0;background:rgb(0,128,255)"></body>' }]);
+    const idle = (await call('/reset', {})).json;
+    const obs = (
+      await call('/reset', {
+        launch: ['chromium --no-sandbox --no-first-run --disable-gpu --user-data-dir=/tmp/chromium-test file:///root/Desktop/blue.html'],
+        wait_for_window: 'Blue page',
+        timeout_ms: 240_000,
+      })
+    ).json;
+    expect(obs.last_action_error).toBeNull();
+    expect(obs.windows.some((w) => w.active && w.title.includes('Blue page'))).toBe(true);
+    expect(pixelAt(Buffer.from(idle.screenshot.data, 'base64'), 640, 500)).not.toEqual([0, 128, 255]);
+    expect(pixelAt(Buffer.from(obs.screenshot.data, 'base64'), 640, 500)).toEqual([0, 128, 255]);
+  });
+
+  it('runs GIMP: its window is listed with the image open and the screen shows it', async () => {
+    const made = await box.exec(['python3', '-c', "from PIL import Image; Image.new('RGB', (300, 200), (250, 20, 20)).save('/root/Desktop/red.png')"]);
+    expect(made.stderr).toBe('');
+    const idle = (await call('/reset', {})).json;
+    const obs = (await call('/reset', { launch: ['gimp --no-splash /root/Desktop/red.png'], wait_for_window: '[red]', timeout_ms: 300_000 })).json;
+    expect(obs.last_action_error).toBeNull();
+    expect(obs.windows.some((w) => /\[red\].*GIMP/.test(w.title))).toBe(true);
+    expect(obs.screenshot.data).not.toBe(idle.screenshot.data);
   });
 });

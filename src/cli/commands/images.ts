@@ -66,7 +66,7 @@ export function imagesCommand(): Command {
   images
     .command('desktop')
     .description(
-      'build the desktop image (Xvfb, openbox, LibreOffice, file manager, terminal, editor, AT-SPI, VNC/noVNC, the env server) and, with --tasks, desktop task images',
+      'build the desktop image (Xvfb, openbox, LibreOffice, file manager, terminal, editor, GIMP, Chromium, AT-SPI, VNC/noVNC, the env server) and, with --tasks, desktop task images',
     )
     .option('--extra-ca <file>', 'PEM bundle for npm over https inside the build (also $OPENFORGE_EXTRA_CA); not part of the image tag')
     .option('--tasks <dir>', 'also build the images of these tasks (a suite or task folder)')

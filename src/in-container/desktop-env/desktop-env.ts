@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, rmSync, writeFileSync } from 'node:fs';
 import type { ActionError, ActionSchemaName, CanonicalAction, StepOptions } from '../browser-env/actions.js';
 import { ActionInputError, translate } from '../browser-env/translators/index.js';
-import { a11yTree } from './a11y.js';
+import { A11yWatcher, a11yTree } from './a11y.js';
 import type { DesktopObservation, DesktopReset } from './actions.js';
 import { UnknownKeyError } from './keysyms.js';
 import { a11yMarks, drawMarks, type Mark } from './marks.js';
-import { DEFAULT_SETTLE, encodePng, type SettlePolicy, type XDisplay } from './x-display.js';
+import { DEFAULT_SETTLE, Settler, type SettlePolicy } from './settle.js';
+import { encodePng, type XDisplay } from './x-display.js';
 import { KeycodeBinder, keysymName, onKeymap, typingSegments } from './unicode-keys.js';
 import { DesktopActionError, keyNamesArgs, runXdotool, typeArgs, xdotoolArgs } from './xdotool.js';
 
@@ -42,7 +43,7 @@ export interface DesktopStepOptions extends StepOptions {
 
 /**
  * The desktop behind the HTTP API and the MCP tools: episodes (the task's apps launched afresh), steps in
- * any action vocabulary run through xdotool on the X display, settled by X damage, observed as an X
+ * any action vocabulary run through xdotool on the X display, settled by X damage and AT-SPI events, observed as an X
  * screenshot (and the AT-SPI tree when asked). Calls are serialised: one display, one agent at a time.
  */
 export class DesktopEnv {
@@ -53,12 +54,16 @@ export class DesktopEnv {
   private finishedState: DesktopObservation['finished'];
   private queue: Promise<unknown> = Promise.resolve();
   private readonly binder: KeycodeBinder;
+  private readonly a11yEvents = new A11yWatcher();
+  /** Settled when the screen is undamaged and the accessibility tree quiet. */
+  private readonly settler: Settler;
 
   constructor(
     readonly display: XDisplay,
     private readonly options: DesktopEnvOptions = DEFAULT_DESKTOP_OPTIONS,
   ) {
     this.binder = new KeycodeBinder(display);
+    this.settler = new Settler([display.damage, this.a11yEvents]);
   }
 
   get screen(): { width: number; height: number } {
@@ -72,8 +77,9 @@ export class DesktopEnv {
       this.finishedState = undefined;
       rmSync(FINISHED_FILE, { force: true });
       this.exited = [];
+      this.a11yEvents.ensure();
       let error: ActionError | null = null;
-      const mark = this.display.mark();
+      const mark = this.settler.mark();
       for (const command of req.launch ?? []) this.launch(command);
       if (req.wait_for_window) {
         const found = await this.waitForWindow(req.wait_for_window, req.timeout_ms ?? 60_000);
@@ -81,7 +87,7 @@ export class DesktopEnv {
       }
       const action_ms = performance.now() - started;
       // An app that is starting paints in bursts (splash, window, document loading): wait for a longer quiet.
-      const settle_ms = await this.display.settle(mark, req.launch?.length ? LAUNCH_SETTLE : { ...this.options.settle, firstDamageMs: 0 });
+      const settle_ms = await this.settler.settle(mark, req.launch?.length ? LAUNCH_SETTLE : { ...this.options.settle, firstDamageMs: 0 });
       return this.observe({}, error, { action_ms, settle_ms });
     });
   }
@@ -90,7 +96,8 @@ export class DesktopEnv {
   step(schema: ActionSchemaName, actions: unknown[], options: DesktopStepOptions = {}): Promise<DesktopObservation> {
     return this.serial(async () => {
       const started = performance.now();
-      const mark = this.display.mark();
+      this.a11yEvents.ensure();
+      const mark = this.settler.mark();
       let error: ActionError | null = null;
       let ran = 0;
       outer: for (const raw of actions) {
@@ -103,13 +110,13 @@ export class DesktopEnv {
           break;
         }
         for (const action of canonical) {
-          if (ran++ > 0) await this.display.settle(this.display.mark(), { ...this.options.settle, firstDamageMs: 30 });
+          if (ran++ > 0) await this.settler.settle(this.settler.mark(), { ...this.options.settle, firstDamageMs: 30 });
           error = await this.run(action);
           if (error) break outer;
         }
       }
       const action_ms = performance.now() - started;
-      const settle_ms = await this.display.settle(mark, this.options.settle);
+      const settle_ms = await this.settler.settle(mark, this.options.settle);
       return this.observe(options, error ?? this.appExitError(), { action_ms, settle_ms });
     });
   }
@@ -272,6 +279,7 @@ export class DesktopEnv {
 
   close(): void {
     this.stopApps();
+    this.a11yEvents.close();
     this.display.close();
   }
 }

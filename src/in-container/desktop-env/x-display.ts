@@ -1,19 +1,9 @@
 import zlib from 'node:zlib';
 import x11 from 'x11';
+import { ChangeClock } from './settle.js';
 import type { Keymap } from './unicode-keys.js';
 
 const Z_PIXMAP = 2;
-
-export interface SettlePolicy {
-  /** How long the screen must stay undamaged to count as settled. */
-  quietMs: number;
-  /** How long to wait for the first damage after an action before taking the screen as unchanged. */
-  firstDamageMs: number;
-  /** The whole settle never takes longer than this, however busy the screen. */
-  capMs: number;
-}
-
-export const DEFAULT_SETTLE: SettlePolicy = { quietMs: 40, firstDamageMs: 120, capMs: 2000 };
 
 /**
  * One connection to the X server: the screen as PNG (GetImage of the root window), and the X DAMAGE
@@ -21,9 +11,8 @@ export const DEFAULT_SETTLE: SettlePolicy = { quietMs: 40, firstDamageMs: 120, c
  * instead of sleeping a fixed time.
  */
 export class XDisplay implements Keymap {
-  private lastDamage = 0;
-  private damageCount = 0;
-  private waiters = new Set<() => void>();
+  /** X damage on the root window: a source of change for settling (settle.ts). */
+  readonly damage = new ChangeClock();
 
   private constructor(
     private readonly client: x11.XClient,
@@ -47,7 +36,7 @@ export class XDisplay implements Keymap {
             if (ev.name !== 'DamageNotify') return;
             // NonEmpty reports once until repaired: repair at once so the next change reports again.
             damage.Subtract(id, 0, 0);
-            x.onDamage();
+            x.damage.changed();
           });
           resolve(x);
         });
@@ -56,46 +45,21 @@ export class XDisplay implements Keymap {
     });
   }
 
-  private onDamage(): void {
-    this.lastDamage = performance.now();
-    this.damageCount++;
-    for (const w of this.waiters) w();
-  }
-
-  /** A mark to settle against: damage counted after it belongs to what comes next. */
-  mark(): number {
-    return this.damageCount;
-  }
-
   /**
-   * Waits until the screen has changed since `mark` and then stayed quiet for quietMs, or — when nothing
-   * changed within firstDamageMs — returns at once. Never longer than capMs. Returns the time spent.
+   * connect(), tried again until the X server answers: the env server starts alongside Xvfb rather than after it,
+   * so that its own start overlaps the display's. Fails with the last error once `timeoutMs` has passed.
    */
-  async settle(mark: number, policy: SettlePolicy = DEFAULT_SETTLE): Promise<number> {
-    const started = performance.now();
-    const deadline = started + policy.capMs;
+  static async connectWhenUp(display: string, timeoutMs: number, intervalMs = 20): Promise<XDisplay> {
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const now = performance.now();
-      if (now >= deadline) break;
-      const changed = this.damageCount > mark;
-      if (!changed && now - started >= policy.firstDamageMs) break;
-      if (changed && now - this.lastDamage >= policy.quietMs) break;
-      const until = changed ? this.lastDamage + policy.quietMs : started + policy.firstDamageMs;
-      await this.nextDamageOr(Math.max(1, Math.min(until, deadline) - now));
+      try {
+        return await XDisplay.connect(display);
+      } catch (err) {
+        if (Date.now() >= deadline)
+          throw new Error(`the X server on ${display} did not answer within ${timeoutMs} ms: ${(err as Error).message}`, { cause: err });
+      }
+      await new Promise((r) => setTimeout(r, intervalMs));
     }
-    return performance.now() - started;
-  }
-
-  private nextDamageOr(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.waiters.add(done);
-    });
   }
 
   /** The root window's pixels (BGRX, 32 bits per pixel at depth 24). */

@@ -10,7 +10,8 @@ import { buildApp } from './app.js';
 
 const env = process.env;
 
-const display = await XDisplay.connect(env.DISPLAY ?? ':99');
+// start-desktop-env starts the env server alongside Xvfb: wait for the display as long as the script does.
+const display = await XDisplay.connectWhenUp(env.DISPLAY ?? ':99', num(env.OPENFORGE_START_DEADLINE, 30) * 1000);
 const desktop = new DesktopEnv(display, {
   ...DEFAULT_DESKTOP_OPTIONS,
   actionTimeoutMs: num(env.OPENFORGE_ACTION_TIMEOUT_MS, DEFAULT_DESKTOP_OPTIONS.actionTimeoutMs),
