@@ -111,8 +111,15 @@ export function rewardDetails(r: HarnessRolloutRecord) {
   return JSON.parse(readFileSync(path.join(r.artifacts, 'verifier', 'reward.json'), 'utf8'));
 }
 
+export interface RecordedJudgeCall {
+  upstream: string;
+  status: number;
+  request: { model: string; messages: { role: string; content: string }[] };
+  response: { choices: { message: { content: string } }[] };
+}
+
 /** The judge calls the rollout's grader made (`judge/calls.jsonl`), none when it made none. */
-export function judgeCalls(r: HarnessRolloutRecord): { upstream: string; response: { choices: { message: { content: string } }[] } }[] {
+export function judgeCalls(r: HarnessRolloutRecord): RecordedJudgeCall[] {
   const file = path.join(r.artifacts, 'judge', 'calls.jsonl');
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')

@@ -82,7 +82,7 @@ describe.each(['forge-agent', 'codex'])('PinchBench tasks under sim:oracle with 
       const calls = judgeCalls(r);
       expect(calls).toHaveLength(1);
       expect(calls[0]).toMatchObject({ upstream: 'sim:judge', status: 200, request: { model: 'judge' } });
-      expect(calls[0].request.messages[0].content).toContain('## Rubric');
+      expect(calls[0]!.request.messages[0]!.content).toContain('## Rubric');
       // judge calls are not policy calls: none of them is in the store
       expect(r.calls.every((c) => c.model === 'policy')).toBe(true);
     }
