@@ -5,12 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveRunConfig } from '../../src/config/run.js';
-import { loadTasks } from '../../src/config/task.js';
 import { executeRun, STORE_FILE } from '../../src/rollout/run.js';
 import { DockerBackend } from '../../src/sandbox/docker/backend.js';
-import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 import { LABEL_RUN } from '../../src/sandbox/labels.js';
 import { Store } from '../../src/store/store.js';
+import { buildTaskImages } from '../helpers/task-images.js';
 
 /**
  * Browser tasks end to end: the real browser image (Chromium on Xvfb, noVNC, the env server), the
@@ -21,10 +20,7 @@ const CLI = path.resolve('bin/openforge.js');
 const FIXTURES = path.resolve('test/fixtures/browser-tasks');
 
 beforeAll(async () => {
-  const backend = new DockerBackend();
-  await backend.check();
-  const builder = new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
-  for (const task of loadTasks(FIXTURES)) await builder.ensureTaskImage(task);
+  await buildTaskImages(FIXTURES);
 }, 1_800_000);
 
 interface LiveViewCheck {

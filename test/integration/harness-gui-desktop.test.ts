@@ -3,12 +3,10 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadTasks } from '../../src/config/task.js';
-import { DockerBackend } from '../../src/sandbox/docker/backend.js';
-import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 import { expectEnvToolsOnly, expectScreenshotPerToolResult } from '../helpers/gui-mcp.js';
 import { harnessLayer } from '../helpers/harness.js';
 import { explain, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
+import { buildTaskImages } from '../helpers/task-images.js';
 
 /**
  * Real harnesses on desktop tasks: Claude Code and Codex (Qwen Code and opencode on one task), their real binaries, get the rollout's desktop env
@@ -39,10 +37,7 @@ function taskDirs(tasks: string[]): string[] {
 }
 
 beforeAll(async () => {
-  const backend = new DockerBackend();
-  await backend.check();
-  const builder = new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
-  for (const task of loadTasks(SUITE).filter((t) => TASKS.includes(t.id))) await builder.ensureTaskImage(task);
+  await buildTaskImages(SUITE, TASKS);
 }, 1_800_000);
 
 interface VerlRow {

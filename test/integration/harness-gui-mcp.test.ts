@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadTasks } from '../../src/config/task.js';
-import { DockerBackend } from '../../src/sandbox/docker/backend.js';
-import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 import { expectEnvToolsOnly, expectScreenshotPerToolResult } from '../helpers/gui-mcp.js';
 import { harnessLayer } from '../helpers/harness.js';
 import { explain, runHarness, type HarnessRolloutRecord } from '../helpers/harness-run.js';
+import { buildTaskImages } from '../helpers/task-images.js';
 
 /**
  * Real harnesses on browser tasks: Claude Code and Codex, their real binaries, get the rollout's env server
@@ -18,10 +16,7 @@ const TASKS = ['todo-app', 'settings-page'];
 const OVERRIDES = { max_turns: 40, resources: { cpus: 1, memory_mb: 2048, pids: 1024 } };
 
 beforeAll(async () => {
-  const backend = new DockerBackend();
-  await backend.check();
-  const builder = new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
-  for (const task of loadTasks(SUITE).filter((t) => TASKS.includes(t.id))) await builder.ensureTaskImage(task);
+  await buildTaskImages(SUITE, TASKS);
 }, 1_800_000);
 
 function checks(harness: string, prefix: string) {

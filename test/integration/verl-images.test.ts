@@ -4,10 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTasks } from '../../src/config/task.js';
-import { DockerBackend } from '../../src/sandbox/docker/backend.js';
-import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 import { serveUrl } from '../helpers/serve-url.js';
+import { buildTaskImages } from '../helpers/task-images.js';
 
 /**
  * Screenshots reach the trainer: browser-basic tasks run by forge-gui-agent under sim:oracle through the real
@@ -34,10 +32,7 @@ async function api(method: string, url: string, body?: unknown): Promise<{ statu
 }
 
 beforeAll(async () => {
-  const backend = new DockerBackend();
-  await backend.check();
-  const builder = new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA });
-  for (const task of loadTasks(SUITE).filter((t) => TASK_IDS.includes(t.id))) await builder.ensureTaskImage(task);
+  await buildTaskImages(SUITE, TASK_IDS);
   out = mkdtempSync(path.join(os.tmpdir(), 'of-verl-images-'));
   writeFileSync(path.join(out, 'token'), `${TOKEN}\n`);
   // one Chromium at a time: two cold starts at once on a loaded machine can miss the env server's launch deadline
