@@ -78,6 +78,10 @@ function writeTask(t: ConvertedTask, raw: string, outDir: string): string {
     mkdirSync(path.join(dir, 'solution'), { recursive: true });
     writeFileSync(path.join(dir, 'solution/actions.json'), `${JSON.stringify([{ type: 'fail', reason: 'the task cannot be done' }])}\n`);
     writeFileSync(path.join(dir, 'solution/solve.sh'), SOLVE_ACTIONS_SH, { mode: 0o755 });
+  } else if (t.solution?.kind === 'reference-state') {
+    mkdirSync(path.join(dir, 'solution'), { recursive: true });
+    writeFileSync(path.join(dir, 'solution/task.json'), raw);
+    writeFileSync(path.join(dir, 'solution/solve.sh'), t.solution.script, { mode: 0o755 });
   } else if (t.solution?.kind === 'script') {
     mkdirSync(path.join(dir, 'solution/expected'), { recursive: true });
     for (const f of t.solution.files) copyFileSync(f.cachePath, path.join(dir, 'solution/expected', f.target));

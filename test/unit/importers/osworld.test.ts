@@ -22,25 +22,49 @@ describe('openforge tasks import --from osworld', () => {
 
   it('without a cache: tasks that download are named as needing network; the rest by unsupported getter, metric, setup or app', async () => {
     const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'no-cache'));
-    expect(report.written.map((d) => path.basename(d))).toEqual(['osworld-chrome-3720f614']);
+    expect(report.written.map((d) => path.basename(d))).toEqual([
+      'osworld-chrome-030eeff7',
+      'osworld-chrome-2ae9ba84',
+      'osworld-chrome-3720f614',
+      'osworld-chrome-af630914',
+      'osworld-chrome-bb5e4c0d',
+      'osworld-gimp-7b7617bd',
+    ]);
     const byCategory = (c: string) => report.skipped.filter((s) => s.category === c).map((s) => s.id);
     expect(byCategory('needs network')).toContain('libreoffice_calc/1273e544-688f-496b-8d89-3e0f40aa0606');
     expect(byCategory('needs network')).toContain('multi_apps/2373b66a-092d-44cb-bfd7-82e86e7a3b4d');
+    // websites count as needing network before any metric is looked at
+    expect(byCategory('needs network')).toContain('chrome/e1e75309-3ddb-4d09-92ec-de869c928143');
+    expect(byCategory('unsupported setup')).toContain('multi_apps/f8369178-fafe-40c2-adc4-b9b08a125456');
     expect(byCategory('unsupported metric')).toContain('vlc/bba3381f-b5eb-4439-bd9e-80c22218d5a7');
     expect(byCategory('unsupported getter')).toContain('multi_apps/5990457f-2adb-467b-a4af-5c857c92d762');
-    expect(report.written.length + report.skipped.length).toBe(38);
+    expect(report.skipped.map((s) => s.category).sort()).toEqual([
+      ...Array(17).fill('needs network'),
+      'unsupported getter',
+      ...Array(15).fill('unsupported metric'),
+      ...Array(3).fill('unsupported setup'),
+    ]);
+    expect(report.written.length + report.skipped.length).toBe(42);
   });
 
   it('with a cache: the supported tasks import as desktop tasks that carry their files and their JSON unchanged', async () => {
     const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'cached'), { cache: CACHE });
     const names = report.written.map((d) => path.basename(d)).sort();
     expect(names).toEqual([
+      'osworld-chrome-030eeff7',
+      'osworld-chrome-2ae9ba84',
       'osworld-chrome-3720f614',
+      'osworld-chrome-af630914',
+      'osworld-chrome-bb5e4c0d',
+      'osworld-gimp-7b7617bd',
       'osworld-libreoffice-calc-1273e544',
       'osworld-libreoffice-calc-2bd59342',
       'osworld-libreoffice-calc-3aaa4e37',
       'osworld-libreoffice-writer-0b17a146',
+      'osworld-libreoffice-writer-0e763496',
+      'osworld-libreoffice-writer-f178a4a9',
     ]);
+    expect(report.skipped.filter((s) => s.category === 'needs network')).toHaveLength(11);
     const dir = report.written.find((d) => d.endsWith('calc-1273e544'))!;
     const task = loadTask(dir);
     expect(task.config.environment.kind).toBe('desktop');
@@ -54,6 +78,31 @@ describe('openforge tasks import --from osworld', () => {
     // an infeasible task's reference is the FAIL action
     const infeasible = report.written.find((d) => d.endsWith('chrome-3720f614'))!;
     expect(JSON.parse(readFileSync(path.join(infeasible, 'solution/actions.json'), 'utf8'))).toEqual([{ type: 'fail', reason: 'the task cannot be done' }]);
+  });
+
+  it('Chrome tasks run Chromium with its debugging port and no socat bridge; settings tasks get the end state their rule spells out as reference', async () => {
+    const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'settings'), { cache: CACHE });
+    const chrome = loadTask(report.written.find((d) => d.endsWith('chrome-030eeff7'))!);
+    expect(chrome.config.environment.desktop?.launch).toEqual(['chromium --no-sandbox --no-first-run --password-store=basic --remote-debugging-port=1337']);
+    const solve = readFileSync(path.join(chrome.dir, 'solution/solve.sh'), 'utf8');
+    expect(solve).toContain('pkill -9 chromium');
+    expect(solve).toContain('python3 -m osworld_eval.reference /solution/task.json');
+    expect(readFileSync(path.join(chrome.dir, 'solution/task.json'), 'utf8')).toBe(
+      readFileSync(path.join(EXAMPLES, 'chrome/030eeff7-b492-4218-b312-701ec99ee0cc.json'), 'utf8'),
+    );
+    const gimp = report.written.find((d) => d.endsWith('gimp-7b7617bd'))!;
+    expect(loadTask(gimp).config.environment.desktop?.launch).toEqual(['gimp']);
+    expect(readFileSync(path.join(gimp, 'solution/solve.sh'), 'utf8')).toContain('pkill -9 gimp');
+    // a file comparison keeps the expected-file reference; a font rule on a document gets the reference state
+    expect(
+      readFileSync(
+        path.join(
+          report.written.find((d) => d.endsWith('writer-0e763496'))!,
+          'solution/solve.sh',
+        ),
+        'utf8',
+      ),
+    ).toContain('pkill -9 soffice.bin');
   });
 
   it('says what is wrong with a bad source', async () => {
