@@ -43,18 +43,23 @@ describe('the desktop-basic suite', () => {
     for (const c of ['spreadsheet', 'document', 'presentation', 'files', 'terminal', 'settings', 'workflow']) expect(categories).toContain(c);
   });
 
-  it('validates with OSWorld tasks imported from the published JSONs (≥ 5 import with the stand-in cache and run offline): 1 with the reference actions, 0 with nothing done', () => {
+  it('validates with OSWorld tasks imported from the published JSONs (12 import with the stand-in cache and run offline: LibreOffice, GIMP, Chromium): 1 with the reference solution, 0 with nothing done', () => {
     const imported = mkdtempSync(path.join(os.tmpdir(), 'of-osworld-tasks-'));
     const res0 = cli(
       ['tasks', 'import', '--from', 'osworld', 'test/fixtures/osworld/examples', '--out', imported, '--cache', 'test/fixtures/osworld/stand-in-cache'],
       60_000,
     );
     expect(res0.code, res0.stderr).toBe(0);
-    expect(res0.stdout).toMatch(/^imported 5 osworld tasks/);
+    expect(res0.stdout).toMatch(/^imported 12 osworld tasks/);
     expect(res0.stdout).toMatch(/needs network: \d+/);
     expect(res0.stdout).toMatch(/unsupported metric: \d+/);
     const osworld = readdirSync(imported);
-    expect(osworld).toHaveLength(5);
+    expect(osworld).toHaveLength(12);
+    for (const app of ['calc', 'writer', 'gimp', 'chrome'])
+      expect(
+        osworld.some((id) => id.includes(app)),
+        app,
+      ).toBe(true);
     const dir = subsetSuite(VALIDATED);
     for (const id of osworld) cpSync(path.join(imported, id), path.join(dir, id), { recursive: true, verbatimSymlinks: true });
     const res = cli(['tasks', 'validate', dir, '-c', '2', '--json'], 3_000_000);

@@ -45,6 +45,7 @@ describe('osworld_eval metrics on real files', () => {
     'match_in_list',
     'is_in_list',
     'check_list',
+    'postconfig download + check_include_exclude',
   ])('%s: 0 for the wrong file, 1 for the right one', (metric) => {
     expect(scores[metric], metric).toEqual({ wrong: 0, right: 1 });
   });

@@ -81,6 +81,11 @@ function localCommand(command: string): string {
   return command.replaceAll('/home/user/', '/root/').replaceAll('~/', '/root/');
 }
 
+/** Where a postconfig download is carried in tests/cache: the evaluator module copies it into place before the step after it runs. */
+export function postconfigCacheName(url: string): string {
+  return `postconfig-${decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).at(-1) ?? '')}`;
+}
+
 /** Finds a download in the cache folder: <cache>/<domain>/<id>/<file> (the Hugging Face mirror's layout), or <cache>/<file>. */
 function cached(cache: string | undefined, url: string): string | undefined {
   if (!cache) return undefined;
@@ -137,7 +142,6 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
   }
   for (const step of ev.postconfig ?? []) {
     if (!SUPPORTED_POSTCONFIG.has(step.type)) throw new Skip('unsupported setup', `postconfig step ${step.type}`);
-    if (step.type === 'download') throw new Skip('unsupported setup', 'postconfig downloads');
     if (step.parameters?.stdout) throw new Skip('unsupported setup', "postconfig keeps a command's output for a cache_file getter (stdout)");
     if (step.type === 'launch') {
       const argv = Array.isArray(step.parameters?.command) ? (step.parameters.command as string[]) : String(step.parameters?.command ?? '').split(/\s+/);
@@ -170,6 +174,14 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
       out.waitForWindow ??= path.basename(file);
     }
     // sleep and activate_window: the env server waits for the first window and settles instead
+  }
+  for (const step of ev.postconfig ?? []) {
+    if (step.type !== 'download') continue;
+    for (const f of (step.parameters?.files as { url: string; path: string }[]) ?? []) {
+      const hit = cached(cache, f.url);
+      if (!hit) throw new Skip('needs network', `postconfig download ${f.url}`);
+      out.expectedFiles.push({ cachePath: hit, target: postconfigCacheName(f.url) });
+    }
   }
   for (const g of getters(ev.expected)) {
     if (g.type !== 'cloud_file' && g.type !== 'cache_file') continue;

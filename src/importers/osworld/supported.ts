@@ -48,7 +48,7 @@ export const SUPPORTED_METRICS = new Set([
   'is_expected_bookmarks',
 ]);
 
-export const SUPPORTED_POSTCONFIG = new Set(['sleep', 'activate_window', 'execute', 'command', 'close_window', 'launch']);
+export const SUPPORTED_POSTCONFIG = new Set(['sleep', 'activate_window', 'execute', 'command', 'close_window', 'launch', 'download']);
 
 /**
  * (metric, result getter) pairs whose end state the evaluator itself spells out (an app's settings file against

@@ -110,5 +110,22 @@ with open(listing, "w") as f:
     f.write("'Orchis-Dark'\n")
 pair("check_list", wrong, metrics.check_list(listing, {"expect": ["Orchis"], "unexpect": ["Adwaita"]}))
 
+# A postconfig download the importer carried (tests/cache/postconfig-<name>), put in place and run from home, as OSWorld's os tasks do
+from osworld_eval import getters  # noqa: E402
+
+getters.CACHE_DIR = work
+with open(os.path.join(work, "postconfig-eval it.sh"), "w") as f:
+    f.write("test -d /root/done && echo ok\n")
+url = "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/os/0000/eval%20it.sh"
+evaluator = {
+    "postconfig": [{"type": "download", "parameters": {"files": [{"url": url, "path": "eval.sh"}]}}],
+    "func": "check_include_exclude",
+    "result": {"type": "vm_command_line", "command": "bash eval.sh", "shell": True},
+    "expected": {"type": "rule", "rules": {"include": ["ok"], "exclude": []}},
+}
+wrong = runner.evaluate(evaluator)
+os.makedirs("/root/done")
+pair("postconfig download + check_include_exclude", wrong, runner.evaluate(evaluator))
+
 out["_chromium_wrote_preferences"] = prefs_written
 print(json.dumps(out))

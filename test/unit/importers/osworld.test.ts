@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -93,7 +93,7 @@ describe('openforge tasks import --from osworld', () => {
     const gimp = report.written.find((d) => d.endsWith('gimp-7b7617bd'))!;
     expect(loadTask(gimp).config.environment.desktop?.launch).toEqual(['gimp']);
     expect(readFileSync(path.join(gimp, 'solution/solve.sh'), 'utf8')).toContain('pkill -9 gimp');
-    // a file comparison keeps the expected-file reference; a font rule on a document gets the reference state
+    // a font rule on a document: the reference state, written after LibreOffice is stopped
     expect(
       readFileSync(
         path.join(
@@ -103,6 +103,34 @@ describe('openforge tasks import --from osworld', () => {
         'utf8',
       ),
     ).toContain('pkill -9 soffice.bin');
+  });
+
+  it('carries postconfig downloads from the cache for the evaluator to put in place, and names them as needing network without it', async () => {
+    // the shape of OSWorld's os tasks that fetch an eval.sh after the episode (os/5c1075ca and others)
+    const url = 'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/os/0000/eval%20it.sh';
+    const src = path.join(out, 'postconfig-src/os');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(
+      path.join(src, 'pc.json'),
+      JSON.stringify({
+        id: 'pc000000-0000',
+        instruction: 'Make a folder named done in the home folder.',
+        config: [],
+        evaluator: {
+          postconfig: [{ type: 'download', parameters: { files: [{ url, path: 'eval.sh' }] } }],
+          func: 'check_include_exclude',
+          result: { type: 'vm_command_line', command: 'bash eval.sh', shell: true },
+          expected: { type: 'rule', rules: { include: ['ok'], exclude: [] } },
+        },
+      }),
+    );
+    const none = await importerNamed('osworld').import(path.dirname(src), path.join(out, 'pc-none'));
+    expect(none.skipped).toEqual([{ id: 'os/pc000000-0000', cause: `postconfig download ${url}`, category: 'needs network' }]);
+    const cache = path.join(out, 'pc-cache');
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(path.join(cache, 'eval it.sh'), 'test -d /root/done && echo ok\n');
+    const report = await importerNamed('osworld').import(path.dirname(src), path.join(out, 'pc-out'), { cache });
+    expect(readFileSync(path.join(report.written[0]!, 'tests/cache/postconfig-eval it.sh'), 'utf8')).toContain('test -d /root/done');
   });
 
   it('says what is wrong with a bad source', async () => {
