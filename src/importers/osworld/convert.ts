@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   APP_COMMANDS,
+  APP_WINDOWS,
   NOT_NEEDED_LAUNCHES,
   REFERENCE_STATES,
   SUPPORTED_GETTERS,
@@ -168,6 +169,7 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
       const argv = Array.isArray(p.command) ? (p.command as string[]) : String(p.command ?? '').split(/\s+/);
       const command = appCommand(argv);
       if (command) out.launch.push(command);
+      out.waitForWindow ??= APP_WINDOWS[path.basename(argv[0] ?? '')];
     } else if (step.type === 'open') {
       const file = localPath(String(p.path));
       out.launch.push(openCommand(file));

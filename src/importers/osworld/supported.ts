@@ -77,6 +77,13 @@ const CHROMIUM = 'chromium --no-sandbox --no-first-run --password-store=basic';
  */
 export const NOT_NEEDED_LAUNCHES = new Set(['socat']);
 
+/** The title of an app's first window, waited for before the episode starts (apps whose window takes a while). */
+export const APP_WINDOWS: Record<string, string> = {
+  'google-chrome': 'Chromium',
+  chromium: 'Chromium',
+  gimp: 'GNU Image Manipulation Program',
+};
+
 /** OSWorld's apps → the desktop image's (absent ones make the task unsupported). */
 export const APP_COMMANDS: Record<string, string | null> = {
   libreoffice: 'libreoffice --norestore',

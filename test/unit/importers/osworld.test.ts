@@ -9,6 +9,8 @@ import { importerNamed } from '../../../src/importers/registry.js';
 /** OSWorld's published task JSONs (test/fixtures/osworld/examples, copied unchanged; PROVENANCE.md says from where). */
 const EXAMPLES = path.resolve('test/fixtures/osworld/examples');
 const CACHE = path.resolve('test/fixtures/osworld/stand-in-cache');
+/** Reference actions written for five fixture tasks (not OSWorld's: it publishes none). */
+const ACTIONS = path.resolve('test/fixtures/osworld/reference-actions');
 const out = mkdtempSync(path.join(os.tmpdir(), 'of-osworld-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -83,7 +85,10 @@ describe('openforge tasks import --from osworld', () => {
   it('Chrome tasks run Chromium with its debugging port and no socat bridge; settings tasks get the end state their rule spells out as reference', async () => {
     const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'settings'), { cache: CACHE });
     const chrome = loadTask(report.written.find((d) => d.endsWith('chrome-030eeff7'))!);
-    expect(chrome.config.environment.desktop?.launch).toEqual(['chromium --no-sandbox --no-first-run --password-store=basic --remote-debugging-port=1337']);
+    expect(chrome.config.environment.desktop).toMatchObject({
+      launch: ['chromium --no-sandbox --no-first-run --password-store=basic --remote-debugging-port=1337'],
+      wait_for_window: 'Chromium',
+    });
     const solve = readFileSync(path.join(chrome.dir, 'solution/solve.sh'), 'utf8');
     expect(solve).toContain('pkill -9 chromium');
     expect(solve).toContain('python3 -m osworld_eval.reference /solution/task.json');
@@ -133,8 +138,32 @@ describe('openforge tasks import --from osworld', () => {
     expect(readFileSync(path.join(report.written[0]!, 'tests/cache/postconfig-eval it.sh'), 'utf8')).toContain('test -d /root/done');
   });
 
+  it('reference actions written for a task (--actions) become its solution, replayed through the env server', async () => {
+    const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'actions'), { cache: CACHE, actions: ACTIONS });
+    const gimp = report.written.find((d) => d.endsWith('gimp-7b7617bd'))!;
+    const actions = JSON.parse(readFileSync(path.join(gimp, 'solution/actions.json'), 'utf8')) as { type: string }[];
+    expect(actions).toEqual(JSON.parse(readFileSync(path.join(ACTIONS, 'gimp/7b7617bd-57cc-468e-9c91-40c4ec2bcb3d.json'), 'utf8')));
+    expect(actions.at(-1)).toEqual({ type: 'done' });
+    expect(readFileSync(path.join(gimp, 'solution/solve.sh'), 'utf8')).toContain('/solution/actions.json');
+    expect(existsSync(path.join(gimp, 'solution/task.json'))).toBe(false);
+    // a task without written actions keeps the reference its evaluator implies
+    expect(
+      existsSync(
+        path.join(
+          report.written.find((d) => d.endsWith('writer-f178a4a9'))!,
+          'solution/task.json',
+        ),
+      ),
+    ).toBe(true);
+    const bad = path.join(out, 'bad-actions/gimp');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(path.join(bad, '7b7617bd-57cc-468e-9c91-40c4ec2bcb3d.json'), '{"type": "done"}');
+    await expect(importerNamed('osworld').import(EXAMPLES, path.join(out, 'bad'), { actions: path.dirname(bad) })).rejects.toThrow(/not a list of actions/);
+  });
+
   it('says what is wrong with a bad source', async () => {
     await expect(importerNamed('osworld').import(path.join(out, 'nowhere'), out)).rejects.toThrow(/not a folder/);
     await expect(importerNamed('osworld').import(EXAMPLES, out, { cache: path.join(out, 'no-such-cache') })).rejects.toThrow(/cache folder/);
+    await expect(importerNamed('osworld').import(EXAMPLES, out, { actions: path.join(out, 'no-such-actions') })).rejects.toThrow(/actions folder/);
   });
 });
