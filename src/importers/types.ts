@@ -19,6 +19,8 @@ export interface ImportOptions {
   checkout?: string;
   /** A folder holding files the tasks download (so that they run offline), for importers that take one. */
   cache?: string;
+  /** A folder of reference actions written for the source's tasks (osworld: `<domain>/<id>.json`), carried as their solutions. */
+  actions?: string;
 }
 
 export interface ImportReport {

@@ -26,8 +26,17 @@ export function addTasksImportCommand(tasks: Command): void {
     .option('--dataset <name@version>', "which dataset of a registry that holds several (harbor: registry.json's name@version)")
     .option('--checkout <dir>', "a local clone of the repository the dataset's tasks live in (harbor: its git_url, at the pinned commit)")
     .option('--cache <dir>', 'files the tasks download, fetched ahead (osworld): the tasks carry them and run offline')
-    .action(async (source: string, opts: { from: string; out: string; dataset?: string; checkout?: string; cache?: string }) => {
-      const report = await importerNamed(opts.from).import(source, opts.out, { dataset: opts.dataset, checkout: opts.checkout, cache: opts.cache });
+    .option(
+      '--actions <dir>',
+      "reference actions written for the tasks (osworld: <domain>/<id>.json, the desktop env's actions): each becomes its task's solution",
+    )
+    .action(async (source: string, opts: { from: string; out: string; dataset?: string; checkout?: string; cache?: string; actions?: string }) => {
+      const report = await importerNamed(opts.from).import(source, opts.out, {
+        dataset: opts.dataset,
+        checkout: opts.checkout,
+        cache: opts.cache,
+        actions: opts.actions,
+      });
       process.stdout.write(`imported ${report.written.length} ${opts.from} tasks into ${opts.out}\n`);
       const byCategory = new Map<string, number>();
       for (const s of report.skipped) byCategory.set(s.category ?? 'left out', (byCategory.get(s.category ?? 'left out') ?? 0) + 1);

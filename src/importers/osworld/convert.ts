@@ -1,6 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { APP_COMMANDS, SUPPORTED_GETTERS, SUPPORTED_METRICS, SUPPORTED_POSTCONFIG, SUPPORTED_SETUP } from './supported.js';
+import {
+  APP_COMMANDS,
+  APP_WINDOWS,
+  NOT_NEEDED_LAUNCHES,
+  REFERENCE_STATES,
+  SUPPORTED_GETTERS,
+  SUPPORTED_METRICS,
+  SUPPORTED_POSTCONFIG,
+  SUPPORTED_SETUP,
+} from './supported.js';
 
 /** An OSWorld task JSON (the fields the importer reads; the rest is carried unchanged in tests/task.json). */
 export interface OsworldTask {
@@ -59,7 +68,7 @@ export interface ConvertedTask {
   launch: string[];
   waitForWindow?: string;
   /** The reference solution when one follows from the evaluator: a shell script, or FAIL for infeasible tasks. */
-  solution?: { kind: 'fail' } | { kind: 'script'; script: string; files: CarriedFile[] };
+  solution?: { kind: 'fail' } | { kind: 'script'; script: string; files: CarriedFile[] } | { kind: 'reference-state'; script: string };
 }
 
 /** OSWorld's user home → the desktop image's. */
@@ -71,6 +80,11 @@ export function localPath(p: string): string {
 
 function localCommand(command: string): string {
   return command.replaceAll('/home/user/', '/root/').replaceAll('~/', '/root/');
+}
+
+/** Where a postconfig download is carried in tests/cache: the evaluator module copies it into place before the step after it runs. */
+export function postconfigCacheName(url: string): string {
+  return `postconfig-${decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).at(-1) ?? '')}`;
 }
 
 /** Finds a download in the cache folder: <cache>/<domain>/<id>/<file> (the Hugging Face mirror's layout), or <cache>/<file>. */
@@ -86,8 +100,9 @@ function getters(g: Getter | Getter[] | undefined): Getter[] {
   return g === undefined ? [] : Array.isArray(g) ? g : [g];
 }
 
-function appCommand(argv: string[]): string {
+function appCommand(argv: string[]): string | undefined {
   const bin = path.basename(argv[0] ?? '');
+  if (NOT_NEEDED_LAUNCHES.has(bin)) return undefined;
   const mapped = APP_COMMANDS[bin];
   if (mapped === null) throw new Skip('unsupported app', `launches ${bin}, which the desktop image does not have`);
   if (mapped === undefined) throw new Skip('unsupported app', `launches ${bin}, unknown to the importer`);
@@ -103,8 +118,24 @@ function openCommand(file: string): string {
 }
 
 /** One OSWorld task → what the Harbor task needs, or a Skip naming why it cannot run offline here. */
+/** Why the task needs the live network whatever the cache holds (websites, package installs, accounts); undefined when it does not. */
+function liveNetwork(task: OsworldTask): string | undefined {
+  for (const step of task.config ?? []) {
+    const p = step.parameters ?? {};
+    if (step.type === 'chrome_open_tabs' && ((p.urls_to_open as string[]) ?? []).some((u) => /^https?:/.test(u))) return 'opens websites in Chrome';
+    if (step.type === 'login' || step.type === 'googledrive') return `setup step ${step.type} signs in to an online account`;
+    if (step.type === 'execute' || step.type === 'command') {
+      const command = Array.isArray(p.command) ? (p.command as string[]).join(' ') : String(p.command ?? '');
+      if (/sudo|apt-get|pip install|https?:\/\//.test(command)) return `setup command installs or fetches: ${command.slice(0, 80)}`;
+    }
+  }
+  return undefined;
+}
+
 export function convertTask(task: OsworldTask, domain: string, cache: string | undefined): ConvertedTask {
   const ev = task.evaluator;
+  const network = liveNetwork(task);
+  if (network) throw new Skip('needs network', network);
   const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
   for (const f of funcs) if (!SUPPORTED_METRICS.has(f)) throw new Skip('unsupported metric', `metric ${f}`);
   for (const g of [...getters(ev.result), ...getters(ev.expected)]) {
@@ -112,7 +143,11 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
   }
   for (const step of ev.postconfig ?? []) {
     if (!SUPPORTED_POSTCONFIG.has(step.type)) throw new Skip('unsupported setup', `postconfig step ${step.type}`);
-    if (step.type === 'download') throw new Skip('unsupported setup', 'postconfig downloads');
+    if (step.parameters?.stdout) throw new Skip('unsupported setup', "postconfig keeps a command's output for a cache_file getter (stdout)");
+    if (step.type === 'launch') {
+      const argv = Array.isArray(step.parameters?.command) ? (step.parameters.command as string[]) : String(step.parameters?.command ?? '').split(/\s+/);
+      if (argv[0] !== 'pkill') appCommand(argv);
+    }
   }
   const out: ConvertedTask = { id: task.id, domain, instruction: task.instruction, dockerLines: [], setupFiles: [], expectedFiles: [], launch: [] };
   for (const step of task.config ?? []) {
@@ -128,18 +163,27 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
     } else if (step.type === 'execute' || step.type === 'command') {
       const command = Array.isArray(p.command) ? (p.command as string[]).join(' ') : String(p.command ?? '');
       if (/pyautogui/.test(command)) throw new Skip('unsupported setup', 'setup acts on the screen (pyautogui) before the agent starts');
-      if (/sudo|apt-get|pip install|https?:\/\//.test(command)) throw new Skip('needs network', `setup command installs or fetches: ${command.slice(0, 80)}`);
       if (/xdg-open|DBUS_SESSION/.test(command)) throw new Skip('unsupported setup', 'setup opens apps through the user session (xdg-open)');
       out.dockerLines.push(`RUN cd /root && ${localCommand(Array.isArray(p.command) ? (p.command as string[]).map(shellQuote).join(' ') : String(p.command))}`);
     } else if (step.type === 'launch') {
       const argv = Array.isArray(p.command) ? (p.command as string[]) : String(p.command ?? '').split(/\s+/);
-      out.launch.push(appCommand(argv));
+      const command = appCommand(argv);
+      if (command) out.launch.push(command);
+      out.waitForWindow ??= APP_WINDOWS[path.basename(argv[0] ?? '')];
     } else if (step.type === 'open') {
       const file = localPath(String(p.path));
       out.launch.push(openCommand(file));
       out.waitForWindow ??= path.basename(file);
     }
     // sleep and activate_window: the env server waits for the first window and settles instead
+  }
+  for (const step of ev.postconfig ?? []) {
+    if (step.type !== 'download') continue;
+    for (const f of (step.parameters?.files as { url: string; path: string }[]) ?? []) {
+      const hit = cached(cache, f.url);
+      if (!hit) throw new Skip('needs network', `postconfig download ${f.url}`);
+      out.expectedFiles.push({ cachePath: hit, target: postconfigCacheName(f.url) });
+    }
   }
   for (const g of getters(ev.expected)) {
     if (g.type !== 'cloud_file' && g.type !== 'cache_file') continue;
@@ -164,6 +208,8 @@ function referenceSolution(task: OsworldTask, t: ConvertedTask): ConvertedTask['
   if (ev.func === 'infeasible') return { kind: 'fail' };
   const results = getters(ev.result);
   const expected = getters(ev.expected);
+  const state = referenceState(task);
+  if (state) return state;
   const pairs = results.map((r, i) => [r, expected[i] ?? expected[0]] as const);
   const copies: CarriedFile[] = [];
   for (const [r, e] of pairs) {
@@ -185,6 +231,32 @@ function referenceSolution(task: OsworldTask, t: ConvertedTask): ConvertedTask['
     '',
   ];
   return { kind: 'script', script: lines.join('\n'), files: copies.map((c, i) => ({ cachePath: c.cachePath, target: `${i}${path.extname(c.target)}` })) };
+}
+
+/** The evaluator's own end state (REFERENCE_STATES), when every metric of the task has one and expects a literal rule. */
+function referenceState(task: OsworldTask): ConvertedTask['solution'] {
+  const ev = task.evaluator;
+  const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
+  const results = getters(ev.result);
+  const expected = getters(ev.expected);
+  const stops = new Set<string>();
+  for (const [i, f] of funcs.entries()) {
+    const r = results[i] ?? results[0];
+    const e = expected[i] ?? expected[0];
+    const state = r && REFERENCE_STATES[`${f}/${r.type}`];
+    if (!state || e?.type !== 'rule') return undefined;
+    stops.add(state.stops);
+  }
+  const lines = [
+    '#!/usr/bin/env bash',
+    '# Reference end state, from the evaluator: the app that owns the settings file is stopped so it cannot write over it, and',
+    "# osworld_eval.reference writes what the task's rule expects into the file its getter reads.",
+    'set -euo pipefail',
+    ...[...stops].map((p) => `pkill -9 ${p} || true\nwhile pgrep ${p} >/dev/null; do sleep 0.2; done`),
+    'python3 -m osworld_eval.reference /solution/task.json',
+    '',
+  ];
+  return { kind: 'reference-state', script: lines.join('\n') };
 }
 
 export function shellQuote(s: string): string {

@@ -19,7 +19,7 @@ fi
 exit 0
 `;
 
-/** Replays solution/actions.json through the desktop env server (the FAIL of an infeasible task). */
+/** Replays solution/actions.json through the desktop env server (the FAIL of an infeasible task, or actions written for the task). */
 const SOLVE_ACTIONS_SH = `#!/usr/bin/env bash
 set -euo pipefail
 jq -c '.[]' /solution/actions.json | while read -r action; do
@@ -42,7 +42,27 @@ function taskFiles(dir: string): { file: string; domain: string }[] {
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
-function writeTask(t: ConvertedTask, raw: string, outDir: string): string {
+/** Reference actions written for the task (`<actions>/<domain>/<id>.json`, a JSON array of desktop env actions), or undefined. */
+function referenceActions(actionsDir: string | undefined, domain: string, id: string): unknown[] | undefined {
+  const file = actionsDir && path.join(actionsDir, domain, `${id}.json`);
+  if (!file || !existsSync(file)) return undefined;
+  let actions: unknown;
+  try {
+    actions = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UserError(`${file} is not JSON: ${(err as Error).message}`, 'write the reference actions as a JSON array of desktop env actions');
+  }
+  if (
+    !Array.isArray(actions) ||
+    actions.length === 0 ||
+    actions.some((a) => typeof a !== 'object' || a === null || typeof (a as { type?: unknown }).type !== 'string')
+  ) {
+    throw new UserError(`${file} is not a list of actions`, 'write a JSON array of desktop env actions, e.g. [{"type": "key", "keys": ["ctrl", "s"]}]');
+  }
+  return actions;
+}
+
+function writeTask(t: ConvertedTask, raw: string, outDir: string, actions?: unknown[]): string {
   const name = `osworld-${t.domain.replaceAll('_', '-')}-${t.id.slice(0, 8)}`;
   const dir = path.join(outDir, name);
   rmSync(dir, { recursive: true, force: true });
@@ -74,10 +94,18 @@ function writeTask(t: ConvertedTask, raw: string, outDir: string): string {
   writeFileSync(path.join(dir, 'tests/task.json'), raw);
   writeFileSync(path.join(dir, 'tests/test.sh'), TEST_SH, { mode: 0o755 });
   for (const f of t.expectedFiles) copyFileSync(f.cachePath, path.join(dir, 'tests/cache', f.target));
-  if (t.solution?.kind === 'fail') {
+  if (actions) {
+    mkdirSync(path.join(dir, 'solution'), { recursive: true });
+    writeFileSync(path.join(dir, 'solution/actions.json'), `${JSON.stringify(actions, null, 1)}\n`);
+    writeFileSync(path.join(dir, 'solution/solve.sh'), SOLVE_ACTIONS_SH, { mode: 0o755 });
+  } else if (t.solution?.kind === 'fail') {
     mkdirSync(path.join(dir, 'solution'), { recursive: true });
     writeFileSync(path.join(dir, 'solution/actions.json'), `${JSON.stringify([{ type: 'fail', reason: 'the task cannot be done' }])}\n`);
     writeFileSync(path.join(dir, 'solution/solve.sh'), SOLVE_ACTIONS_SH, { mode: 0o755 });
+  } else if (t.solution?.kind === 'reference-state') {
+    mkdirSync(path.join(dir, 'solution'), { recursive: true });
+    writeFileSync(path.join(dir, 'solution/task.json'), raw);
+    writeFileSync(path.join(dir, 'solution/solve.sh'), t.solution.script, { mode: 0o755 });
   } else if (t.solution?.kind === 'script') {
     mkdirSync(path.join(dir, 'solution/expected'), { recursive: true });
     for (const f of t.solution.files) copyFileSync(f.cachePath, path.join(dir, 'solution/expected', f.target));
@@ -101,6 +129,8 @@ export const osworldImporter: TaskImporter = {
     }
     if (options.cache && !existsSync(options.cache))
       throw new UserError(`cache folder ${options.cache} does not exist`, 'give the folder the task files were downloaded into');
+    if (options.actions && !existsSync(options.actions))
+      throw new UserError(`actions folder ${options.actions} does not exist`, 'give the folder of reference actions, <domain>/<id>.json');
     const files = taskFiles(source);
     if (files.length === 0) throw new UserError(`${source} holds no task JSON`, 'give the folder of OSWorld task JSONs (evaluation_examples/examples)');
     const report: ImportReport = { written: [], skipped: [] };
@@ -119,7 +149,8 @@ export const osworldImporter: TaskImporter = {
         continue;
       }
       try {
-        report.written.push(writeTask(convertTask(task, domain, options.cache), raw, outDir));
+        const converted = convertTask(task, domain, options.cache);
+        report.written.push(writeTask(converted, raw, outDir, referenceActions(options.actions, domain, task.id)));
       } catch (err) {
         if (!(err instanceof Skip)) throw err;
         report.skipped.push({ id: `${domain}/${task.id}`, cause: err.message, category: err.category });

@@ -13,6 +13,12 @@ export const SUPPORTED_GETTERS = new Set([
   'content_from_vm_file',
   'list_directory',
   'accessibility_tree',
+  'gimp_config_file',
+  'enable_do_not_track',
+  'profile_name',
+  'chrome_font_size',
+  'default_search_engine',
+  'bookmarks',
 ]);
 
 export const SUPPORTED_METRICS = new Set([
@@ -31,12 +37,52 @@ export const SUPPORTED_METRICS = new Set([
   'compare_subscript_contains',
   'compare_pptx_files',
   'check_moved_jpgs',
+  'match_in_list',
+  'is_in_list',
+  'check_list',
+  'check_config_status',
+  'check_image_size',
+  'find_default_font',
+  'compare_font_names',
+  'check_font_size',
+  'is_expected_bookmarks',
 ]);
 
-export const SUPPORTED_POSTCONFIG = new Set(['sleep', 'activate_window', 'execute', 'command', 'close_window']);
+export const SUPPORTED_POSTCONFIG = new Set(['sleep', 'activate_window', 'execute', 'command', 'close_window', 'launch', 'download']);
+
+/**
+ * (metric, result getter) pairs whose end state the evaluator itself spells out (an app's settings file against
+ * a literal rule): the module's osworld_eval.reference writes it, and the importer makes that the task's
+ * reference solution, after stopping the app that owns the file (`stops`, a process name).
+ */
+export const REFERENCE_STATES: Record<string, { stops: string }> = {
+  'exact_match/enable_do_not_track': { stops: 'chromium' },
+  'exact_match/profile_name': { stops: 'chromium' },
+  'match_in_list/default_search_engine': { stops: 'chromium' },
+  'check_font_size/chrome_font_size': { stops: 'chromium' },
+  'check_config_status/gimp_config_file': { stops: 'gimp' },
+  'find_default_font/vm_file': { stops: 'soffice.bin' },
+  'compare_font_names/vm_file': { stops: 'soffice.bin' },
+};
 
 /** Setup steps the importer turns into the task: downloads (from a cache), shell commands, apps to open. */
 export const SUPPORTED_SETUP = new Set(['download', 'open', 'launch', 'execute', 'command', 'sleep', 'activate_window']);
+
+/** Chromium runs as root in the image (no sandbox), with a first run that shows no welcome page. */
+const CHROMIUM = 'chromium --no-sandbox --no-first-run --password-store=basic';
+
+/**
+ * Launches OSWorld needs and the image does not: socat bridges Chrome's debugging port to its host, while
+ * here the evaluator runs next to Chromium.
+ */
+export const NOT_NEEDED_LAUNCHES = new Set(['socat']);
+
+/** The title of an app's first window, waited for before the episode starts (apps whose window takes a while). */
+export const APP_WINDOWS: Record<string, string> = {
+  'google-chrome': 'Chromium',
+  chromium: 'Chromium',
+  gimp: 'GNU Image Manipulation Program',
+};
 
 /** OSWorld's apps → the desktop image's (absent ones make the task unsupported). */
 export const APP_COMMANDS: Record<string, string | null> = {
@@ -45,10 +91,10 @@ export const APP_COMMANDS: Record<string, string | null> = {
   'gnome-terminal': 'lxterminal',
   nautilus: 'pcmanfm',
   gedit: 'mousepad',
-  'google-chrome': null,
-  chromium: null,
+  'google-chrome': CHROMIUM,
+  chromium: CHROMIUM,
   code: null,
-  gimp: null,
+  gimp: 'gimp',
   vlc: null,
   thunderbird: null,
 };

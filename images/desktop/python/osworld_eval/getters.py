@@ -47,12 +47,12 @@ def rule(config):
 
 
 def vm_command_line(config):
-    """stdout of a command run in the desktop (shell when config["shell"])."""
+    """stdout of a command run in the desktop from the home folder, as OSWorld's VM server runs it (shell when config["shell"])."""
     command = config["command"]
     shell = bool(config.get("shell", False))
     if isinstance(command, list) and shell:
         command = " ".join(command)
-    out = subprocess.run(command, shell=shell, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(command, shell=shell, capture_output=True, text=True, timeout=60, cwd="/root")
     return out.stdout
 
 

@@ -185,6 +185,31 @@ def check_moved_jpgs(result, rules):
     return 1.0 if sorted(n for n in names if n.lower().endswith(".jpg")) == sorted(rules["expected"]) else 0.0
 
 
+def match_in_list(result, rules):
+    """The result is one of the expected values."""
+    return 1.0 if result in rules["expected"] else 0.0
+
+
+def is_in_list(result, rules):
+    """The expected value is one of the result's."""
+    return 1.0 if result is not None and rules["expected"] in result else 0.0
+
+
+def check_list(path, rules):
+    """Every `expect` regex matches some line of the file and no `unexpect` regex matches any."""
+    if path is None:
+        return 0.0
+    expect = [re.compile(p) for p in rules.get("expect", [])]
+    unexpect = [re.compile(p) for p in rules.get("unexpect", [])]
+    seen = [False] * len(expect)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            seen = [s or r.search(line) is not None for s, r in zip(seen, expect)]
+            if any(r.search(line) for r in unexpect):
+                return 0.0
+    return 1.0 if all(seen) else 0.0
+
+
 def _xml_texts(path, members):
     texts = []
     with zipfile.ZipFile(path) as z:

@@ -2,14 +2,18 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
+import urllib.parse
 
-from . import getters, metrics
+from . import apps, chrome, getters, gimp, metrics, writer
 
-SUPPORTED_GETTERS = set(getters.GETTERS)
-SUPPORTED_METRICS = set(metrics.METRICS) | {"infeasible"}
-SUPPORTED_POSTCONFIG = {"sleep", "activate_window", "execute", "command", "close_window"}
+GETTERS = {**getters.GETTERS, **chrome.GETTERS, **gimp.GETTERS}
+METRICS = {**metrics.METRICS, **chrome.METRICS, **gimp.METRICS, **writer.METRICS}
+SUPPORTED_GETTERS = set(GETTERS)
+SUPPORTED_METRICS = set(METRICS) | {"infeasible"}
+SUPPORTED_POSTCONFIG = {"sleep", "activate_window", "execute", "command", "close_window", "launch", "download"}
 # Where the desktop env server records a finished episode (done / fail), for `infeasible`.
 FINISHED_FILE = os.environ.get("OPENFORGE_FINISHED_FILE", "/tmp/openforge-finished.json")
 PYAUTOGUI_CALL = re.compile(r"pyautogui\.(hotkey|press)\(([^)]*)\)")
@@ -34,6 +38,16 @@ def run_postconfig(steps):
             subprocess.run(["xdotool", "search", "--name", params["window_name"], "windowactivate", "--sync"], capture_output=True, timeout=20)
         elif kind == "close_window":
             subprocess.run(["xdotool", "search", "--name", params["window_name"], "windowclose"], capture_output=True, timeout=20)
+        elif kind == "download":
+            for f in params["files"]:
+                _place_download(f["url"], f["path"])
+        elif kind == "launch":
+            argv = apps.local_command(params["command"])
+            if argv and argv[0] == "pkill":
+                subprocess.run(argv, capture_output=True, timeout=20)
+                _wait_gone(argv[-1])
+            elif argv:
+                subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         elif kind in ("execute", "command"):
             command = params["command"]
             code = command if isinstance(command, str) else " ".join(command)
@@ -41,9 +55,27 @@ def run_postconfig(steps):
                 for chord in _xdotool_keys(code):
                     subprocess.run(["xdotool", "key", "--clearmodifiers", chord], capture_output=True, timeout=20)
             else:
-                subprocess.run(command, shell=isinstance(command, str) or bool(params.get("shell")), capture_output=True, timeout=120)
+                subprocess.run(command, shell=isinstance(command, str) or bool(params.get("shell")), capture_output=True, timeout=120, cwd="/root")
         else:
             raise NotImplementedError("postconfig step %s" % kind)
+
+
+def _place_download(url, path):
+    """A postconfig download the importer carried as tests/cache/postconfig-<file name>, put where the step wants it (relative paths under home)."""
+    name = "postconfig-" + urllib.parse.unquote(urllib.parse.urlparse(url).path.rstrip("/").split("/")[-1])
+    source = os.path.join(getters.CACHE_DIR, name)
+    if not os.path.exists(source):
+        raise FileNotFoundError("postconfig download %s was not carried by the task (%s)" % (url, source))
+    target = getters._local(path) if os.path.isabs(path) else os.path.join("/root", path)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    shutil.copyfile(source, target)
+
+
+def _wait_gone(name, timeout=15):
+    """After pkill: the app has written its state and exited (a relaunch would otherwise hand over to the dying one)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and subprocess.run(["pgrep", name], capture_output=True).returncode == 0:
+        time.sleep(0.2)
 
 
 def _last_action_was_fail():
@@ -55,10 +87,10 @@ def _last_action_was_fail():
 
 
 def _call(func, result_cfg, expected_cfg, options):
-    metric = metrics.METRICS[func]
-    result = getters.GETTERS[result_cfg["type"]](result_cfg)
+    metric = METRICS[func]
+    result = GETTERS[result_cfg["type"]](result_cfg)
     if expected_cfg:
-        expected = getters.GETTERS[expected_cfg["type"]](expected_cfg)
+        expected = GETTERS[expected_cfg["type"]](expected_cfg)
         return float(metric(result, expected, **(options or {})))
     return float(metric(result, **(options or {})))
 

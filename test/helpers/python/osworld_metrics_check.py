@@ -1,0 +1,131 @@
+"""Runs inside the desktop image: each new osworld_eval metric on a wrong and a right file made by the real
+apps where they make them (Chromium's profile, LibreOffice's user profile and its docx export) and by the
+libraries graders use elsewhere. Prints {"<metric>": {"wrong": score, "right": score}, ...} as JSON."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, "/opt/openforge/python")
+from osworld_eval import chrome, gimp, metrics, reference, runner, writer  # noqa: E402
+
+out = {}
+work = tempfile.mkdtemp()
+
+
+def pair(name, wrong, right):
+    out[name] = {"wrong": float(wrong), "right": float(right)}
+
+
+def chromium_session(seconds=6):
+    """A real Chromium run on the default profile (headless), ended by SIGTERM so it writes its Preferences."""
+    p = subprocess.Popen(CHROMIUM + ["--headless=new", "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(seconds)
+    p.terminate()
+    p.wait(timeout=30)
+
+
+# headless Chromium takes a throwaway profile unless told the default one
+CHROMIUM = ["chromium", "--no-sandbox", "--no-first-run", "--password-store=basic", "--user-data-dir=/root/.config/chromium"]
+chromium_session()
+prefs_written = chrome.profile_file("Preferences") is not None
+
+task = lambda func, rtype, rules: {"evaluator": {"func": func, "result": {"type": rtype}, "expected": {"type": "rule", "rules": rules}}}
+
+
+def run_reference(doc):
+    path = os.path.join(work, "task.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    subprocess.run([sys.executable, "-m", "osworld_eval.reference", path], check=True, capture_output=True)
+
+
+def chrome_case(name, func, rtype, rules):
+    metric = runner.METRICS[func]
+    wrong = metric(runner.GETTERS[rtype]({}), rules)
+    run_reference(task(func, rtype, rules))
+    chromium_session(4)  # Chromium keeps the written value across a run of its own
+    pair(name, wrong, metric(runner.GETTERS[rtype]({}), rules))
+
+
+chrome_case("exact_match/enable_do_not_track", "exact_match", "enable_do_not_track", {"expected": "true"})
+chrome_case("exact_match/profile_name", "exact_match", "profile_name", {"expected": "Thomas"})
+chrome_case("match_in_list/default_search_engine", "match_in_list", "default_search_engine", {"expected": ["Microsoft Bing", "Bing"]})
+chrome_case("check_font_size", "check_font_size", "chrome_font_size", {"type": "range", "min": 16, "max": 99999})
+bm = {"bookmark_bar": {"children": [{"type": "folder", "name": "Favorites", "children": []}, {"type": "url", "name": "x", "url": "https://example.org/"}]}}
+pair("is_expected_bookmarks", chrome.is_expected_bookmarks(bm, {"type": "bookmark_bar_folders_names", "names": ["Work"]}),
+     chrome.is_expected_bookmarks(bm, {"type": "bookmark_bar_folders_names", "names": ["Favorites"]}))
+
+# GIMP: a gimprc as GIMP writes it (a comment header, one setting a line)
+gimprc = os.path.join(work, "gimprc")
+with open(gimprc, "w") as f:
+    f.write("# GIMP gimprc\n\n(undo-levels 5)\n(theme \"Dark\")\n")
+rule = {"key": "undo-levels", "value": "100"}
+wrong = gimp.check_config_status(gimprc, rule)
+with open(gimprc, "a") as f:
+    f.write("(undo-levels 100)\n")
+pair("check_config_status", wrong, gimp.check_config_status(gimprc, rule))
+
+from PIL import Image  # noqa: E402
+
+img = Image.new("RGBA", (800, 700), (0, 0, 0, 0))
+img.paste((200, 120, 40, 255), (100, 50, 100 + 400, 50 + 512))
+img.save(os.path.join(work, "right.png"))
+Image.new("RGB", (600, 700), (200, 120, 40)).save(os.path.join(work, "wrong.png"))
+size_rule = {"height": 512, "ignore_transparent": True}
+pair("check_image_size", gimp.check_image_size(os.path.join(work, "wrong.png"), size_rule), gimp.check_image_size(os.path.join(work, "right.png"), size_rule))
+
+# Writer: the image's own registrymodifications.xcu, then with the default font the reference writes; LibreOffice still loads it
+xcu = os.path.join(work, "registrymodifications.xcu")
+shutil.copy("/root/.config/libreoffice/4/user/registrymodifications.xcu", xcu)
+font = {"font_name": "Times New Roman"}
+wrong = writer.find_default_font(xcu, font)
+reference.writer_default_font("find_default_font", {"path": xcu}, font)
+pair("find_default_font", wrong, writer.find_default_font(xcu, font))
+
+import docx  # noqa: E402
+
+src = os.path.join(work, "zoo.docx")
+d = docx.Document()
+for text in ["Dublin Zoo", "It opened in 1831."]:
+    d.add_paragraph().add_run(text).font.name = "Arial"
+d.save(src)
+wrong = writer.compare_font_names(src, font)
+reference.docx_font_names("compare_font_names", {"path": src}, font)
+# through LibreOffice: the fonts survive its docx export, as when a user saves in Writer
+subprocess.run(["soffice", "--headless", "--norestore", "--convert-to", "docx:MS Word 2007 XML", "--outdir", os.path.join(work, "lo"), src],
+               check=True, capture_output=True, timeout=180)
+pair("compare_font_names", wrong, writer.compare_font_names(os.path.join(work, "lo", "zoo.docx"), font))
+
+pair("match_in_list", metrics.match_in_list("Google", {"expected": ["Bing"]}), metrics.match_in_list("Bing", {"expected": ["Microsoft Bing", "Bing"]}))
+pair("is_in_list", metrics.is_in_list(["/root/a"], {"expected": "/root/b"}), metrics.is_in_list(["/root/a", "/root/b"], {"expected": "/root/b"}))
+listing = os.path.join(work, "gsettings.out")
+with open(listing, "w") as f:
+    f.write("'Adwaita'\n")
+wrong = metrics.check_list(listing, {"expect": ["Orchis"], "unexpect": ["Adwaita-dark"]})
+with open(listing, "w") as f:
+    f.write("'Orchis-Dark'\n")
+pair("check_list", wrong, metrics.check_list(listing, {"expect": ["Orchis"], "unexpect": ["Adwaita"]}))
+
+# A postconfig download the importer carried (tests/cache/postconfig-<name>), put in place and run from home, as OSWorld's os tasks do
+from osworld_eval import getters  # noqa: E402
+
+getters.CACHE_DIR = work
+with open(os.path.join(work, "postconfig-eval it.sh"), "w") as f:
+    f.write("test -d /root/done && echo ok\n")
+url = "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/os/0000/eval%20it.sh"
+evaluator = {
+    "postconfig": [{"type": "download", "parameters": {"files": [{"url": url, "path": "eval.sh"}]}}],
+    "func": "check_include_exclude",
+    "result": {"type": "vm_command_line", "command": "bash eval.sh", "shell": True},
+    "expected": {"type": "rule", "rules": {"include": ["ok"], "exclude": []}},
+}
+wrong = runner.evaluate(evaluator)
+os.makedirs("/root/done")
+pair("postconfig download + check_include_exclude", wrong, runner.evaluate(evaluator))
+
+out["_chromium_wrote_preferences"] = prefs_written
+print(json.dumps(out))

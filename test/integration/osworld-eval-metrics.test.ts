@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DockerBackend } from '../../src/sandbox/docker/backend.js';
+import { ImageBuilder } from '../../src/sandbox/docker/images.js';
+
+/**
+ * The desktop image's OSWorld metrics and getters added for Chromium's profile, GIMP's config and exports and
+ * Writer's fonts, each on a wrong file (0) and a right one (1): Chromium's real Preferences (written by a real
+ * headless run, kept across another), LibreOffice's user profile and its docx export. The script runs inside
+ * the image, where the evaluator runs (test/helpers/python/osworld_metrics_check.py).
+ */
+const SCRIPT = readFileSync(path.resolve('test/helpers/python/osworld_metrics_check.py'), 'utf8');
+let scores: Record<string, { wrong: number; right: number }> & { _chromium_wrote_preferences?: boolean };
+
+beforeAll(async () => {
+  const backend = new DockerBackend();
+  await backend.check();
+  const image = await new ImageBuilder(backend.docker, { extraCaFile: process.env.OPENFORGE_EXTRA_CA }).ensureDesktop();
+  const res = spawnSync('docker', ['run', '--rm', '-i', '--network', 'none', '--shm-size', '512m', image, 'python3', '-'], {
+    input: SCRIPT,
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (res.status !== 0) throw new Error(`the metrics script failed (${res.status}):\n${res.stderr}`);
+  scores = JSON.parse(res.stdout.trim().split('\n').at(-1)!);
+}, 900_000);
+
+describe('osworld_eval metrics on real files', () => {
+  it('Chromium writes its Preferences where the Chrome getters read them', () => {
+    expect(scores._chromium_wrote_preferences).toBe(true);
+  });
+
+  it.each([
+    'exact_match/enable_do_not_track',
+    'exact_match/profile_name',
+    'match_in_list/default_search_engine',
+    'check_font_size',
+    'is_expected_bookmarks',
+    'check_config_status',
+    'check_image_size',
+    'find_default_font',
+    'compare_font_names',
+    'match_in_list',
+    'is_in_list',
+    'check_list',
+    'postconfig download + check_include_exclude',
+  ])('%s: 0 for the wrong file, 1 for the right one', (metric) => {
+    expect(scores[metric], metric).toEqual({ wrong: 0, right: 1 });
+  });
+});
