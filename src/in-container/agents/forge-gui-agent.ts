@@ -63,7 +63,7 @@ const ANTHROPIC_ACTIONS = [
   'screenshot',
 ];
 /** Browser actions beyond computer_20250124 (no keyboard shortcut reaches the address bar of a driven browser). */
-const BROWSER_ACTIONS = ['navigate', 'go_back', 'go_forward', 'new_tab', 'switch_tab', 'close_tab', 'done'];
+const BROWSER_ACTIONS = ['navigate', 'go_back', 'go_forward', 'new_tab', 'switch_tab', 'close_tab', 'done', 'fail'];
 
 export const COMPUTER_TOOL = {
   type: 'function',
@@ -74,7 +74,8 @@ export const COMPUTER_TOOL = {
       '[x, y] from the top-left corner. Keys use xdotool names (e.g. "Return", "ctrl+a", "Page_Down"). ' +
       'scroll_amount counts wheel notches. navigate opens a URL; go_back / go_forward move in the history; ' +
       'new_tab (optional url), switch_tab and close_tab (tab index, 0-based) manage tabs; ' +
-      'done ends the task with your answer in text. Every action returns a new screenshot.',
+      'done ends the task with your answer in text; fail ends it as impossible to do, with the reason in text. ' +
+      'Every action returns a new screenshot.',
     parameters: {
       type: 'object',
       properties: {
@@ -87,7 +88,10 @@ export const COMPUTER_TOOL = {
           description: '[x, y]: where to click, move, scroll or end a drag.',
         },
         start_coordinate: { type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2, description: '[x, y] where left_click_drag starts.' },
-        text: { type: 'string', description: 'Text to type, keys to press (key, hold_key), modifier keys held during a click, or the answer of done.' },
+        text: {
+          type: 'string',
+          description: 'Text to type, keys to press (key, hold_key), modifier keys held during a click, the answer of done or the reason of fail.',
+        },
         scroll_direction: { type: 'string', enum: ['up', 'down', 'left', 'right'] },
         scroll_amount: { type: 'integer', minimum: 0, description: 'Wheel notches to scroll.' },
         duration: { type: 'number', minimum: 0, description: 'Seconds, for wait and hold_key.' },
@@ -134,12 +138,13 @@ export function computerTool(environment: GuiEnvironment): typeof COMPUTER_TOOL 
       description:
         'Use the mouse and keyboard on the desktop screen you see. Coordinates are pixels of the latest screenshot, ' +
         '[x, y] from the top-left corner. Keys use xdotool names (e.g. "Return", "ctrl+s", "alt+Tab"). ' +
-        'scroll_amount counts wheel notches. done ends the task with your answer in text. Every action returns a new screenshot.',
+        'scroll_amount counts wheel notches. done ends the task with your answer in text; fail ends it as impossible to do, ' +
+        'with the reason in text. Every action returns a new screenshot.',
       parameters: {
         ...COMPUTER_TOOL.function.parameters,
         properties: {
           ...properties,
-          action: { ...properties.action, enum: [...ANTHROPIC_ACTIONS, 'done'] },
+          action: { ...properties.action, enum: [...ANTHROPIC_ACTIONS, 'done', 'fail'] },
         } as typeof COMPUTER_TOOL.function.parameters.properties,
       },
     },
@@ -365,6 +370,12 @@ async function runToolCall(env: EnvServer, call: ToolCall): Promise<{ result: st
     const answer = typeof args.text === 'string' ? args.text : '';
     const observation = await env.step({ schema: 'canonical', action: { type: 'done', answer } }).catch(() => undefined);
     return { result: 'Done.', observation, answer };
+  }
+  if (args.action === 'fail') {
+    // OSWorld's FAIL: the env server records the episode as ended undone, which graders of infeasible tasks read
+    const reason = typeof args.text === 'string' && args.text ? args.text : undefined;
+    const observation = await env.step({ schema: 'canonical', action: { type: 'fail', ...(reason ? { reason } : {}) } }).catch(() => undefined);
+    return { result: 'Ended as impossible to do.', observation, answer: `I cannot complete the task${reason ? `: ${reason}` : '.'}` };
   }
   let observation: Observation;
   try {

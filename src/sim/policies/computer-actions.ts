@@ -41,16 +41,26 @@ export interface ComputerScript {
   finalAnswer: string | undefined;
 }
 
+/** The final answer that gives a task up (OSWorld's FAIL) where no tool action says it. */
+export function cannotComplete(reason: string | undefined): string {
+  return `I cannot complete the task${reason ? `: ${reason}` : '.'}`;
+}
+
 /**
  * Canonical actions → the tool calls that do the same through a computer tool. One canonical action
  * may take several calls (a drag along a path, a scroll in both axes, goto without a `navigate` action);
- * `done`/`fail` end the script and become the final answer.
+ * `done` ends the script as the final answer, `fail` as the tool's own `fail` action where it declares one
+ * (the env server then records the episode as given up), else as a final answer saying so.
  */
 export function toComputerCalls(actions: readonly CanonicalAction[], tool: ComputerTool): ComputerScript {
   const calls: ComputerArgs[] = [];
   for (const action of actions) {
     if (action.type === 'done') return { calls, finalAnswer: action.answer ?? '' };
-    if (action.type === 'fail') return { calls, finalAnswer: `I cannot complete the task${action.reason ? `: ${action.reason}` : '.'}` };
+    if (action.type === 'fail') {
+      if (!declares(tool, 'fail')) return { calls, finalAnswer: cannotComplete(action.reason) };
+      calls.push({ action: 'fail', ...(action.reason ? { text: action.reason } : {}) });
+      return { calls, finalAnswer: undefined };
+    }
     calls.push(...toComputerArgs(action, tool));
   }
   return { calls, finalAnswer: undefined };

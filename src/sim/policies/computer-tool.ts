@@ -37,4 +37,4 @@ export function declares(tool: ComputerTool, action: string): boolean {
 }
 
 /** Actions beyond computer_20250124 that a tool must declare before the oracle uses them. */
-const EXTENSION_ACTIONS = new Set(['navigate', 'go_back', 'go_forward', 'new_tab', 'switch_tab', 'close_tab', 'zoom', 'done']);
+const EXTENSION_ACTIONS = new Set(['navigate', 'go_back', 'go_forward', 'new_tab', 'switch_tab', 'close_tab', 'zoom', 'done', 'fail']);

@@ -1,6 +1,6 @@
 import type { CanonicalAction } from '../../in-container/browser-env/actions.js';
 import type { ToolDefinition } from '../chat-request.js';
-import type { ComputerScript } from './computer-actions.js';
+import { cannotComplete, type ComputerScript } from './computer-actions.js';
 
 /**
  * A GUI env server's MCP tools as a harness shows them to the model: `<prefix><kind>_<verb>`, where the
@@ -35,7 +35,7 @@ export interface McpCall {
 /**
  * Canonical reference actions → the env server's MCP tool calls: the dedicated tool where one fits
  * (click, type, key, scroll, drag, navigate), else `<kind>_action` with the canonical action itself.
- * `done`/`fail` end the script and become the final answer.
+ * `done` ends the script as the final answer; `fail` goes to the env server first.
  */
 export function toMcpCalls(actions: readonly CanonicalAction[], tools: EnvMcpTools): { calls: McpCall[]; finalAnswer: ComputerScript['finalAnswer'] } {
   const calls: McpCall[] = [];
@@ -43,7 +43,11 @@ export function toMcpCalls(actions: readonly CanonicalAction[], tools: EnvMcpToo
   const has = (verb: string) => tools.names.has(tool(verb));
   for (const action of actions) {
     if (action.type === 'done') return { calls, finalAnswer: action.answer ?? '' };
-    if (action.type === 'fail') return { calls, finalAnswer: `I cannot complete the task${action.reason ? `: ${action.reason}` : '.'}` };
+    if (action.type === 'fail') {
+      // through the env server, which records the episode as given up, then said in the final answer
+      calls.push({ name: tool('action'), arguments: { schema: 'canonical', action } });
+      return { calls, finalAnswer: cannotComplete(action.reason) };
+    }
     if (action.type === 'click' && !action.modifiers?.length && has('click')) {
       calls.push({
         name: tool('click'),

@@ -122,6 +122,25 @@ describe('forge-gui-agent against the sim oracle and a fake env server', () => {
     expect(readFileSync(path.join(dir, 'transcript.jsonl'), 'utf8')).not.toContain(Buffer.from('screen-0').toString('base64'));
   });
 
+  it('gives a task up through the env server (OSWorld FAIL), so graders of infeasible tasks see it', async () => {
+    const { sim, env, dir } = await setup([
+      { type: 'click', x: 1, y: 2 },
+      { type: 'fail', reason: 'the app cannot do this' },
+    ]);
+    const result = await runGuiAgent({
+      instruction: INSTRUCTION,
+      baseUrl: sim.url,
+      envUrl: env.url,
+      answerPath: path.join(dir, 'answer.txt'),
+      log: () => undefined,
+    });
+    expect(result).toEqual({ exitCode: 0, turns: 2, finalText: 'I cannot complete the task: the app cannot do this' });
+    expect(env.steps).toEqual([
+      { schema: 'anthropic', action: { action: 'left_click', coordinate: [1, 2] } },
+      { schema: 'canonical', action: { type: 'fail', reason: 'the app cannot do this' } },
+    ]);
+  });
+
   it('stops at max turns with exit code 2, and with exit code 1 when the env server is unreachable', async () => {
     const { sim, env } = await setup(ACTIONS);
     const capped = await runGuiAgent({ instruction: INSTRUCTION, baseUrl: sim.url, envUrl: env.url, maxTurns: 2, log: () => undefined });
@@ -177,6 +196,7 @@ describe('forge-gui-agent pieces', () => {
     expect(tool.description).toMatch(/desktop screen/);
     expect(tool.parameters.properties.action.enum).toContain('left_click');
     expect(tool.parameters.properties.action.enum).toContain('done');
+    expect(tool.parameters.properties.action.enum).toContain('fail');
     expect(tool.parameters.properties.action.enum).not.toContain('navigate');
     expect(tool.parameters.properties).not.toHaveProperty('url');
     expect(computerTool('browser').function.parameters.properties.action.enum).toContain('navigate');

@@ -127,7 +127,7 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
     expect(map({ type: 'go_back' }, plain)).toEqual([{ action: 'key', text: 'alt+Left' }]);
   });
 
-  it('refuses actions a computer tool cannot express, and ends the script at done/fail', () => {
+  it('refuses actions a computer tool cannot express, and ends the script at done, or at fail through the tool where it declares one', () => {
     expect(() => map({ type: 'click_ref', ref: 'e1' })).toThrow(/cannot be replayed through a computer tool/);
     expect(map({ type: 'switch_tab', index: 1 })).toEqual([{ action: 'switch_tab', index: 1 }]);
     expect(() => map({ type: 'switch_tab', index: 1 }, findComputerTool([PLAIN_TOOL])!)).toThrow(/declares no switch_tab action/);
@@ -144,7 +144,15 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
       calls: [{ action: 'left_click', coordinate: [1, 1] }],
       finalAnswer: '42',
     });
-    expect(toComputerCalls([{ type: 'fail', reason: 'infeasible' }], tool).finalAnswer).toBe('I cannot complete the task: infeasible');
+    // OSWorld's FAIL: through the tool's own fail action where it declares one, else said in the final answer
+    expect(toComputerCalls([{ type: 'fail', reason: 'infeasible' }], tool)).toEqual({
+      calls: [{ action: 'fail', text: 'infeasible' }],
+      finalAnswer: undefined,
+    });
+    expect(toComputerCalls([{ type: 'fail', reason: 'infeasible' }], findComputerTool([PLAIN_TOOL])!)).toEqual({
+      calls: [],
+      finalAnswer: 'I cannot complete the task: infeasible',
+    });
   });
 });
 

@@ -72,6 +72,26 @@ describe('the sim oracle through a GUI env server’s MCP tools', () => {
     expect(answers.at(-1)!.content).toBe('added');
   });
 
+  it('gives a task up through <kind>_action (the env server records it), then says so in the final answer', () => {
+    const desktop = findEnvMcpTools(tools('mcp__desktop__', 'desktop'))!;
+    expect(
+      toMcpCalls(
+        [
+          { type: 'click', x: 1, y: 2 },
+          { type: 'fail', reason: 'infeasible' },
+          { type: 'click', x: 3, y: 4 },
+        ],
+        desktop,
+      ),
+    ).toEqual({
+      calls: [
+        { name: 'mcp__desktop__desktop_click', arguments: { x: 1, y: 2 } },
+        { name: 'mcp__desktop__desktop_action', arguments: { schema: 'canonical', action: { type: 'fail', reason: 'infeasible' } } },
+      ],
+      finalAnswer: 'I cannot complete the task: infeasible',
+    });
+  });
+
   it('drags through the desktop’s drag tool, and through <kind>_action where there is none', () => {
     const drag = {
       type: 'drag',
