@@ -12,7 +12,7 @@ import { ImageBuilder } from '../../src/sandbox/docker/images.js';
  * the image, where the evaluator runs (test/helpers/python/osworld_metrics_check.py).
  */
 const SCRIPT = readFileSync(path.resolve('test/helpers/python/osworld_metrics_check.py'), 'utf8');
-let scores: Record<string, { wrong: number; right: number }> & { _chromium_wrote_preferences?: boolean };
+let scores: Record<string, { wrong: number; right: number } | number | boolean>;
 
 beforeAll(async () => {
   const backend = new DockerBackend();
@@ -28,6 +28,11 @@ beforeAll(async () => {
 }, 900_000);
 
 describe('osworld_eval metrics on real files', () => {
+  it("compare_docx_files's fuzzy_match is OSWorld's fuzz.ratio: the normalised Indel similarity of the whole text", () => {
+    // "Dublin Zoo It opened in 1831." against "… 1832.": one substitution is two Indel edits over 58 characters
+    expect(scores['compare_docx_files/fuzzy_match']).toBeCloseTo(56 / 58, 10);
+  });
+
   it('Chromium writes its Preferences where the Chrome getters read them', () => {
     expect(scores._chromium_wrote_preferences).toBe(true);
   });
@@ -42,6 +47,10 @@ describe('osworld_eval metrics on real files', () => {
     'check_image_size',
     'find_default_font',
     'compare_font_names',
+    'compare_docx_files/ignore_blanks',
+    'compare_docx_files/ignore_order',
+    'compare_table/integer sheet index',
+    'compare_table/two sheets of the result',
     'match_in_list',
     'is_in_list',
     'check_list',

@@ -7,6 +7,7 @@ import {
   REFERENCE_STATES,
   SUPPORTED_GETTERS,
   SUPPORTED_METRICS,
+  LENIENT_METRICS,
   SUPPORTED_POSTCONFIG,
   SUPPORTED_SETUP,
 } from './supported.js';
@@ -137,7 +138,10 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
   const network = liveNetwork(task);
   if (network) throw new Skip('needs network', network);
   const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
-  for (const f of funcs) if (!SUPPORTED_METRICS.has(f)) throw new Skip('unsupported metric', `metric ${f}`);
+  for (const f of funcs) {
+    if (LENIENT_METRICS[f]) throw new Skip('unsupported metric', `metric ${f}: ${LENIENT_METRICS[f]}`);
+    if (!SUPPORTED_METRICS.has(f)) throw new Skip('unsupported metric', `metric ${f}`);
+  }
   for (const g of [...getters(ev.result), ...getters(ev.expected)]) {
     if (!SUPPORTED_GETTERS.has(g.type)) throw new Skip('unsupported getter', `getter ${g.type}`);
   }

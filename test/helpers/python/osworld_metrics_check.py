@@ -100,6 +100,49 @@ subprocess.run(["soffice", "--headless", "--norestore", "--convert-to", "docx:MS
                check=True, capture_output=True, timeout=180)
 pair("compare_font_names", wrong, writer.compare_font_names(os.path.join(work, "lo", "zoo.docx"), font))
 
+# Calc: compare_table's sheet references (a bare integer is the result's sheet by index; RI/EI pick the workbook)
+from openpyxl import Workbook  # noqa: E402
+
+
+def workbook(name, sheets):
+    wb = Workbook()
+    for i, (title, rows) in enumerate(sheets):
+        ws = wb.active if i == 0 else wb.create_sheet()
+        ws.title = title
+        for row in rows:
+            ws.append(row)
+    path = os.path.join(work, name)
+    wb.save(path)
+    return path
+
+
+expected_book = workbook("expected.xlsx", [("Sheet1", [["Name", "Total"], ["a", 3]])])
+right_book = workbook("right.xlsx", [("Data", [["Name", "Total"], ["a", 3]]), ("Copy", [["Name", "Total"], ["a", 3]])])
+wrong_book = workbook("wrong.xlsx", [("Data", [["Name", "Total"], ["a", 4]]), ("Copy", [["Name", "Total"], ["a", 3]])])
+by_int = {"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]}
+pair("compare_table/integer sheet index", metrics.compare_table(wrong_book, expected_book, **by_int), metrics.compare_table(right_book, expected_book, **by_int))
+within = {"rules": [{"type": "sheet_data", "sheet_idx0": "RI0", "sheet_idx1": "RNCopy"}]}
+pair("compare_table/two sheets of the result", metrics.compare_table(wrong_book, expected_book, **within), metrics.compare_table(right_book, expected_book, **within))
+
+# Writer: compare_docx_files with OSWorld's options (by default the whole text, runs of whitespace as one space)
+def document(name, paragraphs):
+    d = docx.Document()
+    for text in paragraphs:
+        d.add_paragraph(text)
+    path = os.path.join(work, name)
+    d.save(path)
+    return path
+
+
+expected_doc = document("expected.docx", ["Dublin Zoo", "It opened in 1831."])
+resplit_doc = document("resplit.docx", ["Dublin Zoo  It opened", "in 1831.", ""])
+reordered_doc = document("reordered.docx", ["It opened in 1831.", "Dublin Zoo"])
+pair("compare_docx_files/ignore_blanks", metrics.compare_docx_files(reordered_doc, expected_doc), metrics.compare_docx_files(resplit_doc, expected_doc))
+in_order = {"ignore_blanks": False}
+pair("compare_docx_files/ignore_order", metrics.compare_docx_files(reordered_doc, expected_doc, **in_order),
+     metrics.compare_docx_files(reordered_doc, expected_doc, ignore_order=True, **in_order))
+out["compare_docx_files/fuzzy_match"] = metrics.compare_docx_files(document("typo.docx", ["Dublin Zoo", "It opened in 1832."]), expected_doc, fuzzy_match=True)
+
 pair("match_in_list", metrics.match_in_list("Google", {"expected": ["Bing"]}), metrics.match_in_list("Bing", {"expected": ["Microsoft Bing", "Bing"]}))
 pair("is_in_list", metrics.is_in_list(["/root/a"], {"expected": "/root/b"}), metrics.is_in_list(["/root/a", "/root/b"], {"expected": "/root/b"}))
 listing = os.path.join(work, "gsettings.out")

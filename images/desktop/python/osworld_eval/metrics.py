@@ -1,6 +1,5 @@
 """Metrics: 0..1 scores of a getter's result against what is expected, with OSWorld's names and arguments."""
 import csv
-import difflib
 import json
 import re
 import zipfile
@@ -12,8 +11,31 @@ def exact_match(result, rules):
     return 1.0 if result == rules["expected"] else 0.0
 
 
+def _lcs_length(a, b):
+    """Length of the longest common subsequence, bit-parallel over the characters of a (Hyyrö's recurrence)."""
+    if not a or not b:
+        return 0
+    masks = {}
+    for i, ch in enumerate(a):
+        masks[ch] = masks.get(ch, 0) | (1 << i)
+    full = (1 << len(a)) - 1
+    row = full
+    for ch in b:
+        matches = row & masks.get(ch, 0)
+        row = ((row + matches) | (row - matches)) & full
+    return len(a) - bin(row).count("1")
+
+
+def similarity(a, b):
+    """OSWorld's fuzz.ratio / 100 (rapidfuzz): the normalised Indel similarity, 2·LCS / (len a + len b)."""
+    a, b = str(a), str(b)
+    if not a and not b:
+        return 1.0
+    return 2.0 * _lcs_length(a, b) / (len(a) + len(b))
+
+
 def fuzzy_match(result, rules):
-    return difflib.SequenceMatcher(None, str(result or ""), str(rules["expected"])).ratio()
+    return similarity(result or "", rules["expected"])
 
 
 def literal_match(result, expected, **options):
@@ -103,13 +125,19 @@ def _norm(v):
     return v
 
 
-def _pick(wb, names, ref, other_names=None):
-    """OSWorld's sheet references: RN<name>/EN<name> by name, RI<n>/EI<n> by index."""
-    kind, key = ref[:2], ref[2:]
-    if kind in ("RN", "EN"):
-        return key if key in names else None
+def _sheet(ref, result, expected):
+    """OSWorld's sheet references, as (workbook, sheet name) or None: RI<n>/RN<name> the result's sheet by index or
+    name, EI<n>/EN<name> the expected workbook's; a bare integer is the result's sheet by index."""
+    if isinstance(ref, int):
+        (wb, names), kind, key = result, "I", ref
+    elif isinstance(ref, str) and len(ref) > 2 and ref[0] in "RE" and ref[1] in "IN":
+        (wb, names), kind, key = (result if ref[0] == "R" else expected), ref[1], ref[2:]
+    else:
+        raise ValueError("compare_table: sheet reference %r is not RI<n>, RN<name>, EI<n>, EN<name> or an integer" % (ref,))
+    if kind == "N":
+        return (wb, key) if key in names else None
     idx = int(key)
-    return names[idx] if 0 <= idx < len(names) else None
+    return (wb, names[idx]) if 0 <= idx < len(names) else None
 
 
 def compare_table(result, expected=None, **options):
@@ -130,34 +158,48 @@ def compare_table(result, expected=None, **options):
         if r.get("all"):
             if rnames != enames:
                 return 0.0
-            pairs = list(zip(rnames, enames))
+            pairs = [((rwb, a), (ewb, b)) for a, b in zip(rnames, enames)]
         else:
-            a = _pick(rwb, rnames, r["sheet_idx0"])
-            b = _pick(ewb, enames, r["sheet_idx1"])
+            a = _sheet(r["sheet_idx0"], (rwb, rnames), (ewb, enames))
+            b = _sheet(r["sheet_idx1"], (rwb, rnames), (ewb, enames))
             if a is None or b is None:
                 return 0.0
             pairs = [(a, b)]
         for a, b in pairs:
-            if _sheet_values(rwb, a) != _sheet_values(ewb, b):
+            if _sheet_values(*a) != _sheet_values(*b):
                 return 0.0
     return 1.0
 
 
 def compare_docx_files(result, expected, **options):
-    if result is None:
+    """Paragraph text of two docx files with OSWorld's options: ignore_blanks (default on: the whole text with runs of
+    whitespace as one space), ignore_case, ignore_order, delete_empty_lines, content_only and fuzzy_match (similarity)."""
+    if not result or not expected:
         return 0.0
     import docx
+
     try:
         a = [p.text for p in docx.Document(result).paragraphs]
+        b = [p.text for p in docx.Document(expected).paragraphs]
     except Exception:
         return 0.0
-    b = [p.text for p in docx.Document(expected).paragraphs]
+    if options.get("ignore_order"):
+        a, b = sorted(a), sorted(b)
+    if options.get("delete_empty_lines"):
+        a, b = [t for t in a if t.strip()], [t for t in b if t.strip()]
+    fold = (lambda t: t.lower()) if options.get("ignore_case") else (lambda t: t)
+    whole = lambda paras: fold(re.sub(r"\s+", " ", "\n".join(paras)).strip())
+    if options.get("content_only"):
+        return similarity(whole(a), whole(b))
     if options.get("ignore_blanks", True):
-        a = [t.strip() for t in a if t.strip()]
-        b = [t.strip() for t in b if t.strip()]
-    if options.get("ignore_case"):
-        a, b = [t.lower() for t in a], [t.lower() for t in b]
-    return 1.0 if a == b else 0.0
+        if options.get("fuzzy_match"):
+            return similarity(whole(a), whole(b))
+        return 1.0 if whole(a) == whole(b) else 0.0
+    if len(a) != len(b):
+        return 0.0
+    if options.get("fuzzy_match"):
+        return sum(similarity(fold(x), fold(y)) for x, y in zip(a, b)) / len(a) if a else 1.0
+    return 1.0 if all(fold(x) == fold(y) for x, y in zip(a, b)) else 0.0
 
 
 def compare_subscript_contains(result, expected, **options):
