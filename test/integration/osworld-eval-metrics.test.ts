@@ -50,6 +50,8 @@ describe('osworld_eval metrics on real files', () => {
     'compare_docx_files/ignore_blanks',
     'compare_docx_files/ignore_order',
     'compare_table/integer sheet index',
+    'compare_csv/lines as written',
+    'compare_subscript_contains',
     'compare_table/two sheets of the result',
     'match_in_list',
     'is_in_list',

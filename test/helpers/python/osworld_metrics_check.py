@@ -143,6 +143,34 @@ pair("compare_docx_files/ignore_order", metrics.compare_docx_files(reordered_doc
      metrics.compare_docx_files(reordered_doc, expected_doc, ignore_order=True, **in_order))
 out["compare_docx_files/fuzzy_match"] = metrics.compare_docx_files(document("typo.docx", ["Dublin Zoo", "It opened in 1832."]), expected_doc, fuzzy_match=True)
 
+# compare_csv: lines as written (OSWorld does not parse the csv), strict by default, any of several expected files
+def text_file(name, text):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+expected_csv = text_file("expected.csv", "name,total\na,3\n")
+quoted_csv = text_file("quoted.csv", '"name","total"\n"a",3\n')
+padded_csv = text_file("padded.csv", "name,total \na,3\n")
+pair("compare_csv/lines as written", metrics.compare_csv(quoted_csv, expected_csv), metrics.compare_csv(padded_csv, [quoted_csv, expected_csv], strict=False))
+
+# compare_subscript_contains: a run subscript in both documents at the same place
+def subscripted(name, sub):
+    d = docx.Document()
+    p = d.add_paragraph()
+    p.add_run("H")
+    p.add_run("2").font.subscript = sub
+    p.add_run("O")
+    path = os.path.join(work, name)
+    d.save(path)
+    return path
+
+
+pair("compare_subscript_contains", metrics.compare_subscript_contains(subscripted("plain.docx", False), subscripted("gold.docx", True)),
+     metrics.compare_subscript_contains(subscripted("sub.docx", True), subscripted("gold2.docx", True)))
+
 pair("match_in_list", metrics.match_in_list("Google", {"expected": ["Bing"]}), metrics.match_in_list("Bing", {"expected": ["Microsoft Bing", "Bing"]}))
 pair("is_in_list", metrics.is_in_list(["/root/a"], {"expected": "/root/b"}), metrics.is_in_list(["/root/a", "/root/b"], {"expected": "/root/b"}))
 listing = os.path.join(work, "gsettings.out")

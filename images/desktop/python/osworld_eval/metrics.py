@@ -1,5 +1,4 @@
 """Metrics: 0..1 scores of a getter's result against what is expected, with OSWorld's names and arguments."""
-import csv
 import json
 import re
 import zipfile
@@ -95,14 +94,37 @@ def compare_text_file(result, expected, **options):
     return 1.0 if a == b else 0.0
 
 
+def _lines(path):
+    """A text file's lines, in the first of OSWorld's encodings that reads it."""
+    for encoding in ("utf-8", "utf-8-sig", "latin-1"):
+        try:
+            with open(path, encoding=encoding) as f:
+                return f.read().splitlines()
+        except UnicodeDecodeError:
+            continue
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
 def compare_csv(result, expected, **options):
+    """Line by line, as OSWorld compares csv files: `strict` (default on) keeps each line's surrounding blanks,
+    `ignore_case`; several expected files pass when any of them matches."""
     if result is None:
         return 0.0
-    with open(result, newline="", encoding="utf-8", errors="replace") as f:
-        a = [row for row in csv.reader(f)]
-    with open(expected, newline="", encoding="utf-8", errors="replace") as f:
-        b = [row for row in csv.reader(f)]
-    return 1.0 if a == b else 0.0
+    try:
+        got = _lines(result)
+    except OSError:
+        return 0.0
+    norm = lambda lines: [(l if options.get("strict", True) else l.strip()) for l in lines]
+    fold = (lambda lines: [l.lower() for l in lines]) if options.get("ignore_case") else (lambda lines: lines)
+    for path in [expected] if isinstance(expected, str) else list(expected or []):
+        try:
+            want = _lines(path)
+        except OSError:
+            continue
+        if fold(norm(got)) == fold(norm(want)):
+            return 1.0
+    return 0.0
 
 
 def _sheets(path):
@@ -203,20 +225,21 @@ def compare_docx_files(result, expected, **options):
 
 
 def compare_subscript_contains(result, expected, **options):
-    """The text of every subscript run of the expected document is subscript in the result too."""
-    if result is None:
+    """OSWorld's check: some run of the result is subscript where the expected document's run at the same place
+    (paragraph by paragraph, run by run) is subscript too."""
+    if not result or not expected:
         return 0.0
     import docx
 
-    def subscripts(path):
-        return [r.text for p in docx.Document(path).paragraphs for r in p.runs if r.font.subscript and r.text]
-
     try:
-        got = subscripts(result)
+        a, b = docx.Document(result), docx.Document(expected)
     except Exception:
         return 0.0
-    want = subscripts(expected)
-    return 1.0 if want and all(w in got for w in want) else 0.0
+    for pa, pb in zip(a.paragraphs, b.paragraphs):
+        for ra, rb in zip(pa.runs, pb.runs):
+            if ra.font.subscript and rb.font.subscript:
+                return 1.0
+    return 0.0
 
 
 def check_moved_jpgs(result, rules):
