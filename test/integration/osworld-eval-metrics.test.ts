@@ -6,10 +6,11 @@ import { DockerBackend } from '../../src/sandbox/docker/backend.js';
 import { ImageBuilder } from '../../src/sandbox/docker/images.js';
 
 /**
- * The desktop image's OSWorld metrics and getters added for Chromium's profile, GIMP's config and exports and
- * Writer's fonts, each on a wrong file (0) and a right one (1): Chromium's real Preferences (written by a real
- * headless run, kept across another), LibreOffice's user profile and its docx export. The script runs inside
- * the image, where the evaluator runs (test/helpers/python/osworld_metrics_check.py).
+ * The desktop image's OSWorld metrics and getters, each on a wrong input (0) and a right one (1), with OSWorld's
+ * semantics where they are easy to get wrong (options, sheet references, what a rule holds): Chromium's real
+ * Preferences (written by a real headless run, kept across another), GIMP's config and exports, LibreOffice's user
+ * profile and its docx export, documents, workbooks, csv and text files. The script runs inside the image, where
+ * the evaluator runs (test/helpers/python/osworld_metrics_check.py).
  */
 const SCRIPT = readFileSync(path.resolve('test/helpers/python/osworld_metrics_check.py'), 'utf8');
 let scores: Record<string, { wrong: number; right: number } | number | boolean>;
@@ -52,6 +53,12 @@ describe('osworld_eval metrics on real files', () => {
     'compare_table/integer sheet index',
     'compare_csv/lines as written',
     'compare_subscript_contains',
+    'literal_match',
+    'check_direct_json_object',
+    'check_direct_json_object/expect_in_result',
+    'file_contains',
+    'check_line_number',
+    'check_moved_jpgs',
     'compare_table/two sheets of the result',
     'match_in_list',
     'is_in_list',

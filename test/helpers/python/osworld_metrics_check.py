@@ -1,6 +1,6 @@
-"""Runs inside the desktop image: each new osworld_eval metric on a wrong and a right file made by the real
-apps where they make them (Chromium's profile, LibreOffice's user profile and its docx export) and by the
-libraries graders use elsewhere. Prints {"<metric>": {"wrong": score, "right": score}, ...} as JSON."""
+"""Runs inside the desktop image: osworld_eval metrics on a wrong and a right input, files made by the real apps
+where they make them (Chromium's profile, LibreOffice's user profile and its docx export) and by the libraries
+graders use elsewhere. Prints {"<metric>": {"wrong": score, "right": score}, ...} as JSON."""
 import json
 import os
 import shutil
@@ -170,6 +170,21 @@ def subscripted(name, sub):
 
 pair("compare_subscript_contains", metrics.compare_subscript_contains(subscripted("plain.docx", False), subscripted("gold.docx", True)),
      metrics.compare_subscript_contains(subscripted("sub.docx", True), subscripted("gold2.docx", True)))
+
+# The general metrics with OSWorld's semantics
+pair("literal_match", metrics.literal_match("3 ", "3") + metrics.literal_match(["a", "b"], ["a"], type="list"),
+     metrics.literal_match(3, "3") * metrics.literal_match([1, "B"], ["1", "b"], type="list", ignore_case=True))
+pair("check_direct_json_object", metrics.check_direct_json_object("{'a': 'x'}", {"expected": {"a": "y"}}),
+     metrics.check_direct_json_object("{'a': 'x'}", {"expected": {"a": "x"}}))
+pair("check_direct_json_object/expect_in_result",
+     metrics.check_direct_json_object({"k": "hello world"}, {"expected": {"k": "bye"}, "expect_in_result": True}),
+     metrics.check_direct_json_object({"k": "hello world", "l": ["x", "y"]}, {"expected": {"k": "world", "l": ["z", "y"]}, "expect_in_result": True}))
+notes = text_file("notes.txt", "alpha\n")
+pair("file_contains", metrics.file_contains(notes, {"expected": ["beta"]}), metrics.file_contains(notes, {"expected": ["alpha"]}))
+log = text_file("times.log", "started 09:15:02\nno time here\nended 23:59:60\n")
+pair("check_line_number", metrics.check_line_number(log, {"expected": "3"}), metrics.check_line_number(log, {"expected": "2"}))
+pair("check_moved_jpgs", metrics.check_moved_jpgs(["a.jpg", "b.jpg", "notes.txt"], {"expected": ["a.jpg", "b.jpg"]}),
+     metrics.check_moved_jpgs({"children": [{"name": "b.jpg"}, {"name": "a.jpg"}]}, {"expected": ["a.jpg", "b.jpg"]}))
 
 pair("match_in_list", metrics.match_in_list("Google", {"expected": ["Bing"]}), metrics.match_in_list("Bing", {"expected": ["Microsoft Bing", "Bing"]}))
 pair("is_in_list", metrics.is_in_list(["/root/a"], {"expected": "/root/b"}), metrics.is_in_list(["/root/a", "/root/b"], {"expected": "/root/b"}))

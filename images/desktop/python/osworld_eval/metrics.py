@@ -1,5 +1,6 @@
 """Metrics: 0..1 scores of a getter's result against what is expected, with OSWorld's names and arguments."""
 import json
+import os
 import re
 import zipfile
 
@@ -38,12 +39,16 @@ def fuzzy_match(result, rules):
 
 
 def literal_match(result, expected, **options):
+    """OSWorld's: `type` str compares the text of both (`ignore_case`), list the text of each item, same length."""
     kind = options.get("type", "str")
+    fold = (lambda t: t.lower()) if options.get("ignore_case") else (lambda t: t)
+    if kind == "str":
+        return 1.0 if fold(str(result)) == fold(str(expected)) else 0.0
     if kind == "list":
-        return 1.0 if list(result or []) == list(expected) else 0.0
-    if options.get("ignore_case"):
-        return 1.0 if str(result).lower() == str(expected).lower() else 0.0
-    return 1.0 if result == expected else 0.0
+        if not isinstance(result, (list, tuple)) or not isinstance(expected, (list, tuple)) or len(result) != len(expected):
+            return 0.0
+        return 1.0 if [fold(str(x)) for x in result] == [fold(str(x)) for x in expected] else 0.0
+    raise NotImplementedError("literal_match type %s" % kind)
 
 
 def check_include_exclude(result, rules):
@@ -55,31 +60,64 @@ def check_include_exclude(result, rules):
 
 
 def check_direct_json_object(result, rules):
-    if isinstance(result, str):
-        try:
-            result = json.loads(result)
-        except ValueError:
+    """OSWorld's: a JSON object (a string is read with its single quotes as double) holds the expected values; with
+    `expect_in_result`, a list of expected values is matched by any one and an expected string is found inside."""
+    try:
+        if isinstance(result, str):
+            result = json.loads(result.strip().replace("'", '"'))
+        if not isinstance(result, dict):
             return 0.0
-    expected = rules["expected"]
-    if not isinstance(result, dict):
+        expected = rules.get("expected", {})
+        if any(v == "__EVALUATION_FAILED__" for v in expected.values()):
+            return 0.0
+        if not rules.get("expect_in_result", False):
+            for key, want in expected.items():
+                got = result.get(key)
+                if expected.get("ignore_list_order", False):
+                    want, got = sorted(want), sorted(got)
+                if want != got:
+                    return 0.0
+            return 1.0
+        for key, want in expected.items():
+            got = result.get(key)
+            if isinstance(want, list):
+                if not any((isinstance(got, list) and w in got) or (isinstance(got, str) and w == got) for w in want):
+                    return 0.0
+            elif isinstance(want, str):
+                if want not in got:
+                    return 0.0
+            else:
+                return 0.0
+        return 1.0
+    except Exception:
         return 0.0
-    return 1.0 if all(result.get(k) == v for k, v in expected.items()) else 0.0
 
 
-def file_contains(path, expected):
-    if path is None:
+def file_contains(path, config):
+    """Every string of config["expected"] is in the file's text."""
+    if not path:
         return 0.0
-    with open(path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
-    return 1.0 if all(e in text for e in expected) else 0.0
+    try:
+        with open(path) as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return 0.0
+    return 1.0 if all(e in text for e in config["expected"]) else 0.0
+
+
+_CLOCK_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)")
 
 
 def check_line_number(path, rules):
-    if path is None:
+    """OSWorld's: the number of lines holding a clock time (hh:mm:ss) is the expected number."""
+    if path is None or not os.path.isfile(path):
         return 0.0
-    with open(path, encoding="utf-8", errors="replace") as f:
-        lines = [l for l in f.read().splitlines() if l.strip()]
-    return 1.0 if str(len(lines)) == str(rules["expected"]) else 0.0
+    try:
+        with open(path) as f:
+            count = sum(1 for line in f if _CLOCK_TIME.search(line))
+        return 1.0 if count == int(rules["expected"]) else 0.0
+    except (OSError, UnicodeDecodeError, ValueError):
+        return 0.0
 
 
 def compare_text_file(result, expected, **options):
@@ -243,11 +281,12 @@ def compare_subscript_contains(result, expected, **options):
 
 
 def check_moved_jpgs(result, rules):
-    """The .jpg names in a folder listing are exactly the expected ones."""
+    """OSWorld's: the folder holds exactly the expected names (every entry counts, not only .jpg files)."""
     if result is None:
         return 0.0
-    names = result if isinstance(result, list) else list(result)
-    return 1.0 if sorted(n for n in names if n.lower().endswith(".jpg")) == sorted(rules["expected"]) else 0.0
+    names = [c["name"] for c in result["children"]] if isinstance(result, dict) else list(result)
+    expected = rules["expected"]
+    return 1.0 if len(names) == len(expected) and set(names) == set(expected) else 0.0
 
 
 def match_in_list(result, rules):
