@@ -32,7 +32,7 @@ function subsetSuite(ids: string[]): string {
   return dir;
 }
 
-/** The fixture's OSWorld tasks imported as a user does, with the stand-in downloads and the reference actions written for five of them. */
+/** The fixture's OSWorld tasks imported as a user does, with the stand-in downloads and the reference actions written for four of them. */
 function importOsworld(): string {
   const imported = mkdtempSync(path.join(os.tmpdir(), 'of-osworld-tasks-'));
   const res = cli(
@@ -119,7 +119,7 @@ describe('the desktop-basic suite', () => {
     const withActions = readdirSync(imported).filter((id) => existsSync(path.join(imported, id, 'solution/actions.json')));
     const givesUp = (id: string) =>
       (JSON.parse(readFileSync(path.join(imported, id, 'solution/actions.json'), 'utf8')) as { type: string }[]).some((a) => a.type === 'fail');
-    expect(withActions.filter((id) => id.includes('chrome') && !givesUp(id)).length).toBeGreaterThanOrEqual(4);
+    expect(withActions.filter((id) => id.includes('chrome') && !givesUp(id)).length).toBeGreaterThanOrEqual(3);
     expect(withActions.some((id) => id.includes('gimp'))).toBe(true);
     expect(withActions.filter(givesUp).length).toBeGreaterThanOrEqual(2);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'of-osworld-run-'));

@@ -20,12 +20,16 @@ def pair(name, wrong, right):
     out[name] = {"wrong": float(wrong), "right": float(right)}
 
 
-def chromium_session(seconds=6):
-    """A real Chromium run on the default profile (headless), ended by SIGTERM so it writes its Preferences."""
+def chromium_session(seconds=6, deadline=120):
+    """A real Chromium run on the default profile (headless), ended by SIGTERM so it writes its Preferences; on a
+    loaded machine it is given until its profile has Preferences (or the deadline) before it is ended."""
     p = subprocess.Popen(CHROMIUM + ["--headless=new", "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(seconds)
+    until = time.time() + deadline
+    while chrome.profile_file("Preferences") is None and time.time() < until:
+        time.sleep(0.5)
     p.terminate()
-    p.wait(timeout=30)
+    p.wait(timeout=120)
 
 
 # headless Chromium takes a throwaway profile unless told the default one

@@ -9,7 +9,7 @@ import { importerNamed } from '../../../src/importers/registry.js';
 /** OSWorld's published task JSONs (test/fixtures/osworld/examples, copied unchanged; PROVENANCE.md says from where). */
 const EXAMPLES = path.resolve('test/fixtures/osworld/examples');
 const CACHE = path.resolve('test/fixtures/osworld/stand-in-cache');
-/** Reference actions written for five fixture tasks (not OSWorld's: it publishes none). */
+/** Reference actions written for four fixture tasks (not OSWorld's: it publishes none). */
 const ACTIONS = path.resolve('test/fixtures/osworld/reference-actions');
 const out = mkdtempSync(path.join(os.tmpdir(), 'of-osworld-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
