@@ -8,6 +8,8 @@ export interface TaskImporter {
   readonly description: string;
   /** What the source argument is: a task file, a checkout of the benchmark's repository, … */
   readonly source: string;
+  /** The options it reads; the command refuses any other it is given, rather than ignore it. None when absent. */
+  readonly takes?: readonly (keyof ImportOptions)[];
   /** Writes one task folder per task it can bring into `outDir`, and names each it cannot, with why. */
   import(source: string, outDir: string, options?: ImportOptions): Promise<ImportReport>;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { importerNamed, importers } from '../../importers/registry.js';
+import { UserError } from '../../util/errors.js';
 
 /** `openforge tasks import --from <benchmark> <source> --out DIR`: a benchmark's tasks in Harbor layout. */
 export function addTasksImportCommand(tasks: Command): void {
@@ -31,7 +32,15 @@ export function addTasksImportCommand(tasks: Command): void {
       "reference actions written for the tasks (osworld: <domain>/<id>.json, the desktop env's actions): each becomes its task's solution",
     )
     .action(async (source: string, opts: { from: string; out: string; dataset?: string; checkout?: string; cache?: string; actions?: string }) => {
-      const report = await importerNamed(opts.from).import(source, opts.out, {
+      const importer = importerNamed(opts.from);
+      const given = (['dataset', 'checkout', 'cache', 'actions'] as const).filter((o) => opts[o] !== undefined);
+      const ignored = given.filter((o) => !importer.takes?.includes(o));
+      if (ignored.length)
+        throw new UserError(
+          `${ignored.map((o) => `--${o}`).join(', ')} ${ignored.length > 1 ? 'do' : 'does'} not apply to --from ${opts.from}`,
+          `drop ${ignored.length > 1 ? 'them' : 'it'}${importer.takes?.length ? ` (${opts.from} takes ${importer.takes.map((o) => `--${o}`).join(', ')})` : ''}`,
+        );
+      const report = await importer.import(source, opts.out, {
         dataset: opts.dataset,
         checkout: opts.checkout,
         cache: opts.cache,

@@ -30,6 +30,7 @@ export const harborImporter: TaskImporter = {
   name: 'harbor',
   description: 'a Harbor dataset (Terminal-Bench 2, …) from a registry.json and a local checkout, or a folder of Harbor tasks',
   source: 'a Harbor registry.json (with --dataset name@version and --checkout DIR) or a dataset folder',
+  takes: ['dataset', 'checkout'],
   async import(source: string, outDir: string, options: ImportOptions = {}): Promise<ImportReport> {
     const abs = path.resolve(source);
     if (!existsSync(abs)) throw new UserError(`${abs} does not exist`, 'pass a Harbor registry.json or a folder of Harbor task folders');

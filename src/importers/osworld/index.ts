@@ -123,6 +123,7 @@ export const osworldImporter: TaskImporter = {
   name: 'osworld',
   description: 'OSWorld task JSONs → desktop tasks graded by their own evaluator, offline',
   source: 'a folder of OSWorld task JSONs (evaluation_examples/examples)',
+  takes: ['cache', 'actions'],
   async import(source: string, outDir: string, options: ImportOptions = {}): Promise<ImportReport> {
     if (!existsSync(source) || !statSync(source).isDirectory()) {
       throw new UserError(`${source} is not a folder`, 'give the folder of OSWorld task JSONs (evaluation_examples/examples)');

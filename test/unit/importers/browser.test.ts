@@ -90,7 +90,7 @@ describe('writing Harbor browser tasks', () => {
     });
   });
 
-  it('is reachable as `openforge tasks import`, and rejects an unknown source', () => {
+  it('is reachable as `openforge tasks import`, and rejects an unknown source and options its importer does not read', () => {
     const out = tmp();
     const bin = path.resolve(import.meta.dirname, '../../../bin/openforge.js');
     const stdout = execFileSync('node', [bin, 'tasks', 'import', '--from', 'webvoyager', WEBVOYAGER, '--out', out]).toString();
@@ -99,6 +99,13 @@ describe('writing Harbor browser tasks', () => {
     expect(() => execFileSync('node', [bin, 'tasks', 'import', '--from', 'swebench', WEBVOYAGER, '--out', out], { stdio: 'pipe' })).toThrow(
       /unknown task source "swebench"[\s\S]*webvoyager, mind2web, osworld/,
     );
+    // an option the importer does not read is refused by name, not ignored
+    expect(() =>
+      execFileSync('node', [bin, 'tasks', 'import', '--from', 'webvoyager', WEBVOYAGER, '--out', tmp(), '--actions', out], { stdio: 'pipe' }),
+    ).toThrow(/--actions does not apply to --from webvoyager[\s\S]*drop it/);
+    expect(() =>
+      execFileSync('node', [bin, 'tasks', 'import', '--from', 'osworld', WEBVOYAGER, '--out', tmp(), '--checkout', out, '--dataset', 'x@1'], { stdio: 'pipe' }),
+    ).toThrow(/--dataset, --checkout do not apply to --from osworld[\s\S]*drop them \(osworld takes --cache, --actions\)/);
   });
 });
 
