@@ -118,7 +118,16 @@ function openCommand(file: string): string {
   throw new Skip('unsupported app', `opens ${path.basename(file)}, whose type no app of the desktop image opens`);
 }
 
-/** One OSWorld task → what the Harbor task needs, or a Skip naming why it cannot run offline here. */
+/** A setup step's command as one line (OSWorld gives a string or an argv list). */
+function commandText(command: unknown): string {
+  return Array.isArray(command) ? (command as string[]).join(' ') : String(command ?? '');
+}
+
+/** A launch step's command as argv. */
+function commandArgv(command: unknown): string[] {
+  return Array.isArray(command) ? (command as string[]) : String(command ?? '').split(/\s+/);
+}
+
 /** Why the task needs the live network whatever the cache holds (websites, package installs, accounts); undefined when it does not. */
 function liveNetwork(task: OsworldTask): string | undefined {
   for (const step of task.config ?? []) {
@@ -126,13 +135,14 @@ function liveNetwork(task: OsworldTask): string | undefined {
     if (step.type === 'chrome_open_tabs' && ((p.urls_to_open as string[]) ?? []).some((u) => /^https?:/.test(u))) return 'opens websites in Chrome';
     if (step.type === 'login' || step.type === 'googledrive') return `setup step ${step.type} signs in to an online account`;
     if (step.type === 'execute' || step.type === 'command') {
-      const command = Array.isArray(p.command) ? (p.command as string[]).join(' ') : String(p.command ?? '');
+      const command = commandText(p.command);
       if (/sudo|apt-get|pip install|https?:\/\//.test(command)) return `setup command installs or fetches: ${command.slice(0, 80)}`;
     }
   }
   return undefined;
 }
 
+/** One OSWorld task → what the Harbor task needs, or a Skip naming why it cannot run offline here. */
 export function convertTask(task: OsworldTask, domain: string, cache: string | undefined): ConvertedTask {
   const ev = task.evaluator;
   const network = liveNetwork(task);
@@ -149,7 +159,7 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
     if (!SUPPORTED_POSTCONFIG.has(step.type)) throw new Skip('unsupported setup', `postconfig step ${step.type}`);
     if (step.parameters?.stdout) throw new Skip('unsupported setup', "postconfig keeps a command's output for a cache_file getter (stdout)");
     if (step.type === 'launch') {
-      const argv = Array.isArray(step.parameters?.command) ? (step.parameters.command as string[]) : String(step.parameters?.command ?? '').split(/\s+/);
+      const argv = commandArgv(step.parameters?.command);
       if (argv[0] !== 'pkill') appCommand(argv);
     }
   }
@@ -165,12 +175,12 @@ export function convertTask(task: OsworldTask, domain: string, cache: string | u
         out.setupFiles.push({ cachePath: hit, target });
       }
     } else if (step.type === 'execute' || step.type === 'command') {
-      const command = Array.isArray(p.command) ? (p.command as string[]).join(' ') : String(p.command ?? '');
+      const command = commandText(p.command);
       if (/pyautogui/.test(command)) throw new Skip('unsupported setup', 'setup acts on the screen (pyautogui) before the agent starts');
       if (/xdg-open|DBUS_SESSION/.test(command)) throw new Skip('unsupported setup', 'setup opens apps through the user session (xdg-open)');
       out.dockerLines.push(`RUN cd /root && ${localCommand(Array.isArray(p.command) ? (p.command as string[]).map(shellQuote).join(' ') : String(p.command))}`);
     } else if (step.type === 'launch') {
-      const argv = Array.isArray(p.command) ? (p.command as string[]) : String(p.command ?? '').split(/\s+/);
+      const argv = commandArgv(p.command);
       const command = appCommand(argv);
       if (command) out.launch.push(command);
       out.waitForWindow ??= APP_WINDOWS[path.basename(argv[0] ?? '')];

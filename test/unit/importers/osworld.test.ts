@@ -11,6 +11,15 @@ const EXAMPLES = path.resolve('test/fixtures/osworld/examples');
 const CACHE = path.resolve('test/fixtures/osworld/stand-in-cache');
 /** Reference actions written for four fixture tasks (not OSWorld's: it publishes none). */
 const ACTIONS = path.resolve('test/fixtures/osworld/reference-actions');
+/** The fixture's supported tasks that download nothing: they import without a cache. */
+const DOWNLOAD_NOTHING = [
+  'osworld-chrome-030eeff7',
+  'osworld-chrome-2ae9ba84',
+  'osworld-chrome-3720f614',
+  'osworld-chrome-af630914',
+  'osworld-chrome-bb5e4c0d',
+  'osworld-gimp-7b7617bd',
+];
 const out = mkdtempSync(path.join(os.tmpdir(), 'of-osworld-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -24,14 +33,7 @@ describe('openforge tasks import --from osworld', () => {
 
   it('without a cache: tasks that download are named as needing network; the rest by unsupported getter, metric, setup or app', async () => {
     const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'no-cache'));
-    expect(report.written.map((d) => path.basename(d))).toEqual([
-      'osworld-chrome-030eeff7',
-      'osworld-chrome-2ae9ba84',
-      'osworld-chrome-3720f614',
-      'osworld-chrome-af630914',
-      'osworld-chrome-bb5e4c0d',
-      'osworld-gimp-7b7617bd',
-    ]);
+    expect(report.written.map((d) => path.basename(d))).toEqual(DOWNLOAD_NOTHING);
     const byCategory = (c: string) => report.skipped.filter((s) => s.category === c).map((s) => s.id);
     expect(byCategory('needs network')).toContain('libreoffice_calc/1273e544-688f-496b-8d89-3e0f40aa0606');
     expect(byCategory('needs network')).toContain('multi_apps/2373b66a-092d-44cb-bfd7-82e86e7a3b4d');
@@ -58,12 +60,7 @@ describe('openforge tasks import --from osworld', () => {
     const report = await importerNamed('osworld').import(EXAMPLES, path.join(out, 'cached'), { cache: CACHE });
     const names = report.written.map((d) => path.basename(d)).sort();
     expect(names).toEqual([
-      'osworld-chrome-030eeff7',
-      'osworld-chrome-2ae9ba84',
-      'osworld-chrome-3720f614',
-      'osworld-chrome-af630914',
-      'osworld-chrome-bb5e4c0d',
-      'osworld-gimp-7b7617bd',
+      ...DOWNLOAD_NOTHING,
       'osworld-libreoffice-calc-1273e544',
       'osworld-libreoffice-calc-2bd59342',
       'osworld-libreoffice-calc-3aaa4e37',
