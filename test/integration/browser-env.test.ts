@@ -99,6 +99,14 @@ describe('the env server', { timeout: 240_000 }, () => {
     expect(obs.title).toBe('hit:A:x2');
   });
 
+  it('waits until text or a label is shown, and says wait_timeout when none is', async () => {
+    await env.post('/reset', { start_url: TARGETS });
+    expect((await env.post('/step', { action: { type: 'wait', ms: 30_000, until: 'Open in new tab' } })).last_action_error).toBeNull();
+    expect((await env.post('/step', { schema: 'anthropic', action: { action: 'wait', duration: 30, text: 'Color' } })).last_action_error).toBeNull();
+    const none = await env.post('/step', { action: { type: 'wait', ms: 500, until: 'a text nothing shows' } });
+    expect(none.last_action_error).toMatchObject({ code: 'wait_timeout' });
+  });
+
   it('follows a link that opens a new tab, and switches back', async () => {
     await env.post('/reset', { start_url: TARGETS });
     let obs = await env.post('/step', { action: { type: 'click', x: 60, y: 328 } });

@@ -173,7 +173,7 @@ describe('desktop env server (real X, real apps)', () => {
   });
 
   it('runs Chromium (as root, --no-sandbox): its window is listed and its page is on the screen', async () => {
-    await box.writeFiles([{ path: '/root/Desktop/blue.html', content: '<title>Blue page</title><body style="margin:0;background:rgb(0,128,255)"></body>' }]);
+    await box.writeFiles([{ path: '/root/Desktop/blue.html', content: '<title>Blue page</title><body style="margin:0;background:rgb(0,128,255)"><button>Blue button</button></body>' }]);
     const idle = (await call('/reset', {})).json;
     const obs = (
       await call('/reset', {
@@ -186,6 +186,17 @@ describe('desktop env server (real X, real apps)', () => {
     expect(obs.windows.some((w) => w.active && w.title.includes('Blue page'))).toBe(true);
     expect(pixelAt(Buffer.from(idle.screenshot.data, 'base64'), 640, 500)).not.toEqual([0, 128, 255]);
     expect(pixelAt(Buffer.from(obs.screenshot.data, 'base64'), 640, 500)).toEqual([0, 128, 255]);
+  });
+
+  it("waits for what comes next: a page's element (Chromium's pages are in the accessibility tree) or a window title; wait_timeout when nothing comes", async () => {
+    const page = await step({ type: 'wait', ms: 60_000, until: 'blue button' });
+    expect(page.last_action_error).toBeNull();
+    expect((await step({ type: 'wait', ms: 60_000, until: 'Blue page' })).last_action_error).toBeNull();
+    const started = performance.now();
+    const none = await step({ type: 'wait', ms: 1500, until: 'a name nothing has' });
+    expect(none.last_action_error?.code).toBe('wait_timeout');
+    expect(none.last_action_error?.message).toMatch(/a name nothing has/);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1500);
   });
 
   it('runs GIMP: its window is listed with the image open and the screen shows it', async () => {

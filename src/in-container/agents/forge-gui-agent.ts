@@ -90,11 +90,13 @@ export const COMPUTER_TOOL = {
         start_coordinate: { type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2, description: '[x, y] where left_click_drag starts.' },
         text: {
           type: 'string',
-          description: 'Text to type, keys to press (key, hold_key), modifier keys held during a click, the answer of done or the reason of fail.',
+          description:
+            'Text to type, keys to press (key, hold_key), modifier keys held during a click, the answer of done or the reason of fail; ' +
+            'for wait, text to wait for: the wait ends once it is shown, and fails if it is not within duration.',
         },
         scroll_direction: { type: 'string', enum: ['up', 'down', 'left', 'right'] },
         scroll_amount: { type: 'integer', minimum: 0, description: 'Wheel notches to scroll.' },
-        duration: { type: 'number', minimum: 0, description: 'Seconds, for wait and hold_key.' },
+        duration: { type: 'number', minimum: 0, description: 'Seconds, for wait (at most, with text) and hold_key.' },
         url: { type: 'string', description: 'The URL to open (navigate, new_tab).' },
         index: { type: 'integer', minimum: 0, description: 'Tab index, 0-based (switch_tab, close_tab).' },
       },

@@ -30,7 +30,11 @@ export const CanonicalActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('key'), keys: z.array(z.string().min(1)).min(1) }),
   z.object({ type: z.literal('key_down'), key: z.string().min(1) }),
   z.object({ type: z.literal('key_up'), key: z.string().min(1) }),
-  z.object({ type: z.literal('wait'), ms: z.number().finite().min(0) }),
+  /**
+   * Pauses `ms`; with `until`, only until text containing it is shown (an accessible element's name on the desktop,
+   * visible text or a label in the browser), and fails with wait_timeout when none is within `ms`.
+   */
+  z.object({ type: z.literal('wait'), ms: z.number().finite().min(0), until: z.string().min(1).optional() }),
   z.object({ type: z.literal('screenshot') }),
   /** Region [x0,y0,x1,y1] in CSS px; the observation's screenshot is that region, enlarged. */
   z.object({ type: z.literal('zoom'), region: z.tuple([Coord, Coord, Coord, Coord]) }),

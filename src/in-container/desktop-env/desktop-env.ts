@@ -11,6 +11,11 @@ import { encodePng, type XDisplay } from './x-display.js';
 import { KeycodeBinder, keysymName, onKeymap, typingSegments } from './unicode-keys.js';
 import { DesktopActionError, keyNamesArgs, runXdotool, typeArgs, xdotoolArgs } from './xdotool.js';
 
+const MAX_WAIT_MS = 60_000;
+/** How often a wait for an element reads the accessibility tree again. */
+const WAIT_POLL_MS = 250;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export interface DesktopEnvOptions {
   actionTimeoutMs: number;
   captureDeadlineMs: number;
@@ -141,7 +146,9 @@ export class DesktopEnv {
         return null;
       }
       if (action.type === 'wait') {
-        await new Promise((r) => setTimeout(r, Math.min(action.ms, 60_000)));
+        const ms = Math.min(action.ms, MAX_WAIT_MS);
+        if (action.until !== undefined) return await this.waitForElement(action.until, ms);
+        await sleep(ms);
         return null;
       }
       if (action.type === 'type' && [...action.text].some((c) => !onKeymap(c.codePointAt(0)!))) {
@@ -158,6 +165,32 @@ export class DesktopEnv {
       if (err instanceof UnknownKeyError) return { code: 'unknown_key', message: err.message };
       throw err;
     }
+  }
+
+  /**
+   * Polls until `text` is on the screen, at most `ms`: a window whose title contains it (any app), or a set-of-marks
+   * candidate whose accessible name does (apps on the AT-SPI bus). Case-insensitive.
+   */
+  private async waitForElement(text: string, ms: number): Promise<ActionError | null> {
+    const deadline = performance.now() + ms;
+    const wanted = text.toLowerCase();
+    const has = (name: string) => name.toLowerCase().includes(wanted);
+    let lastError = '';
+    for (;;) {
+      const windows = await this.display.windows().catch(() => []);
+      if (windows.some((w) => has(w.title))) return null;
+      try {
+        const marks = await a11yMarks(this.screen, Math.max(100, Math.min(this.options.a11yTimeoutMs, deadline - performance.now())));
+        if (marks.some((m) => has(m.name))) return null;
+        lastError = '';
+      } catch (err) {
+        lastError = ` (the last read of the accessibility tree failed: ${(err as Error).message})`;
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      await sleep(Math.min(WAIT_POLL_MS, left));
+    }
+    return { code: 'wait_timeout', message: `no window or element named like "${text}" was on the screen within ${ms} ms${lastError}` };
   }
 
   /** Printable ASCII through `xdotool type` as usual; newline and tab as keys; other characters through keycodes bound to them first. */

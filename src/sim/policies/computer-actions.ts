@@ -108,7 +108,7 @@ export function toComputerArgs(action: CanonicalAction, tool: ComputerTool): Com
     case 'key':
       return [{ action: 'key', text: action.keys.map(toXdotoolKey).join('+') }];
     case 'wait':
-      return [{ action: 'wait', duration: action.ms / 1000 }];
+      return [{ action: 'wait', duration: action.ms / 1000, ...(action.until === undefined ? {} : { text: action.until }) }];
     case 'screenshot':
       return [{ action: 'screenshot' }];
     case 'zoom':

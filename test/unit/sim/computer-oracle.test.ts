@@ -112,6 +112,7 @@ describe('canonical → Anthropic computer_20250124 arguments', () => {
       }).map((a) => a.action),
     ).toEqual(['mouse_move', 'left_mouse_down', 'mouse_move', 'mouse_move', 'left_mouse_up']);
     expect(map({ type: 'wait', ms: 1500 })).toEqual([{ action: 'wait', duration: 1.5 }]);
+    expect(map({ type: 'wait', ms: 60_000, until: 'Font size' })).toEqual([{ action: 'wait', duration: 60, text: 'Font size' }]);
     expect(map({ type: 'screenshot' })).toEqual([{ action: 'screenshot' }]);
   });
 

@@ -156,7 +156,7 @@ export class Episode {
       case 'key_up':
         return page.keyboard.up(action.key);
       case 'wait':
-        return sleep(Math.min(action.ms, MAX_WAIT_MS));
+        return action.until === undefined ? sleep(Math.min(action.ms, MAX_WAIT_MS)) : this.waitForText(page, action.until, Math.min(action.ms, MAX_WAIT_MS));
       case 'screenshot':
         return;
       case 'zoom': {
@@ -214,6 +214,13 @@ export class Episode {
   private moved(x: number, y: number): void {
     this.mouse.x = x;
     this.mouse.y = y;
+  }
+
+  private async waitForText(page: Page, text: string, ms: number): Promise<void> {
+    const shown = page.getByText(text).or(page.getByLabel(text)).first();
+    await shown.waitFor({ state: 'visible', timeout: Math.max(1, ms) }).catch(() => {
+      throw new StepError('wait_timeout', `no text or label containing "${text}" was shown within ${ms} ms`);
+    });
   }
 
   private async onRef(ref: string, act: (l: ReturnType<Episode['ref']>) => Promise<void>): Promise<void> {

@@ -69,8 +69,11 @@ export const fromAnthropic: Translator = (raw, ctx) => {
       const where = a.coordinate === undefined ? {} : at();
       return [{ type: 'scroll', ...where, dx: delta[0]!, dy: delta[1]! }];
     }
-    case 'wait':
-      return [{ type: 'wait', ms: Math.round(num(a.duration ?? 1, 'duration') * 1000) }];
+    case 'wait': {
+      // Beyond computer_20250124: text given to wait is what to wait for (forge-gui-agent's tool says so).
+      const until = a.text === undefined || a.text === '' ? {} : { until: str(a.text, 'text') };
+      return [{ type: 'wait', ms: Math.round(num(a.duration ?? 1, 'duration') * 1000), ...until }];
+    }
     case 'zoom': {
       if (!Array.isArray(a.region) || a.region.length !== 4) throw new ActionInputError('bad_action', 'zoom needs region [x0, y0, x1, y1]');
       const p0 = fromScreenshot(num(a.region[0], 'region[0]'), num(a.region[1], 'region[1]'), ctx);

@@ -69,6 +69,7 @@ describe('Anthropic computer_20250124', () => {
       { type: 'key_up', key: 'Shift' },
     ]);
     expect(translate('anthropic', { action: 'wait', duration: 2 }, ctx)).toEqual([{ type: 'wait', ms: 2000 }]);
+    expect(translate('anthropic', { action: 'wait', duration: 30, text: 'Font size' }, ctx)).toEqual([{ type: 'wait', ms: 30_000, until: 'Font size' }]);
     expect(translate('anthropic', { action: 'type', text: 'hello world, 2 + 2 = 4' }, ctx)).toEqual([{ type: 'type', text: 'hello world, 2 + 2 = 4' }]);
     expect(translate('anthropic', { action: 'zoom', region: [0, 0, 640, 400] }, ctx)).toEqual([{ type: 'zoom', region: [0, 0, 640, 400] }]);
     expect(translate('anthropic', { action: 'left_mouse_down' }, ctx)).toEqual([{ type: 'mouse_down', button: 'left' }]);
