@@ -173,7 +173,12 @@ describe('desktop env server (real X, real apps)', () => {
   });
 
   it('runs Chromium (as root, --no-sandbox): its window is listed and its page is on the screen', async () => {
-    await box.writeFiles([{ path: '/root/Desktop/blue.html', content: '<title>Blue page</title><body style="margin:0;background:rgb(0,128,255)"><button>Blue button</button></body>' }]);
+    await box.writeFiles([
+      {
+        path: '/root/Desktop/blue.html',
+        content: '<title>Blue page</title><body style="margin:0;background:rgb(0,128,255)"><button>Blue button</button></body>',
+      },
+    ]);
     const idle = (await call('/reset', {})).json;
     const obs = (
       await call('/reset', {

@@ -175,22 +175,18 @@ export class DesktopEnv {
     const deadline = performance.now() + ms;
     const wanted = text.toLowerCase();
     const has = (name: string) => name.toLowerCase().includes(wanted);
-    let lastError = '';
     for (;;) {
       const windows = await this.display.windows().catch(() => []);
       if (windows.some((w) => has(w.title))) return null;
-      try {
-        const marks = await a11yMarks(this.screen, Math.max(100, Math.min(this.options.a11yTimeoutMs, deadline - performance.now())));
-        if (marks.some((m) => has(m.name))) return null;
-        lastError = '';
-      } catch (err) {
-        lastError = ` (the last read of the accessibility tree failed: ${(err as Error).message})`;
-      }
+      const read = await a11yMarks(this.screen, Math.max(100, Math.min(this.options.a11yTimeoutMs, deadline - performance.now()))).catch((err: Error) => err);
+      if (Array.isArray(read) && read.some((m) => has(m.name))) return null;
       const left = deadline - performance.now();
-      if (left <= 0) break;
+      if (left <= 0) {
+        const why = read instanceof Error ? ` (the last read of the accessibility tree failed: ${read.message})` : '';
+        return { code: 'wait_timeout', message: `no window or element named like "${text}" was on the screen within ${ms} ms${why}` };
+      }
       await sleep(Math.min(WAIT_POLL_MS, left));
     }
-    return { code: 'wait_timeout', message: `no window or element named like "${text}" was on the screen within ${ms} ms${lastError}` };
   }
 
   /** Printable ASCII through `xdotool type` as usual; newline and tab as keys; other characters through keycodes bound to them first. */
