@@ -1,6 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify as toToml } from 'smol-toml';
+import { readActionsFile, ReferenceActionsError } from '../../config/reference-actions.js';
+import type { CanonicalAction } from '../../in-container/browser-env/actions.js';
 import { UserError } from '../../util/errors.js';
 import type { ImportOptions, ImportReport, TaskImporter } from '../types.js';
 import { convertTask, Skip, type ConvertedTask, type OsworldTask } from './convert.js';
@@ -43,26 +45,22 @@ function taskFiles(dir: string): { file: string; domain: string }[] {
 }
 
 /** Reference actions written for the task (`<actions>/<domain>/<id>.json`, a JSON array of desktop env actions), or undefined. */
-function referenceActions(actionsDir: string | undefined, domain: string, id: string): unknown[] | undefined {
+function referenceActions(actionsDir: string | undefined, domain: string, id: string): CanonicalAction[] | undefined {
   const file = actionsDir && path.join(actionsDir, domain, `${id}.json`);
   if (!file || !existsSync(file)) return undefined;
-  let actions: unknown;
+  const fix = 'write a JSON array of the desktop env\'s canonical actions (docs/browser.md), e.g. [{"type": "key", "keys": ["ctrl", "s"]}]';
+  let actions: CanonicalAction[];
   try {
-    actions = JSON.parse(readFileSync(file, 'utf8'));
+    actions = readActionsFile(file);
   } catch (err) {
-    throw new UserError(`${file} is not JSON: ${(err as Error).message}`, 'write the reference actions as a JSON array of desktop env actions');
+    if (err instanceof ReferenceActionsError) throw new UserError(err.message, fix);
+    throw err;
   }
-  if (
-    !Array.isArray(actions) ||
-    actions.length === 0 ||
-    actions.some((a) => typeof a !== 'object' || a === null || typeof (a as { type?: unknown }).type !== 'string')
-  ) {
-    throw new UserError(`${file} is not a list of actions`, 'write a JSON array of desktop env actions, e.g. [{"type": "key", "keys": ["ctrl", "s"]}]');
-  }
+  if (actions.length === 0) throw new UserError(`${file} holds no action`, fix);
   return actions;
 }
 
-function writeTask(t: ConvertedTask, raw: string, outDir: string, actions?: unknown[]): string {
+function writeTask(t: ConvertedTask, raw: string, outDir: string, actions?: CanonicalAction[]): string {
   const name = `osworld-${t.domain.replaceAll('_', '-')}-${t.id.slice(0, 8)}`;
   const dir = path.join(outDir, name);
   rmSync(dir, { recursive: true, force: true });

@@ -16,6 +16,17 @@ const MAX_WAIT_MS = 60_000;
 const WAIT_POLL_MS = 250;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Asks `found` every `everyMs` until it says yes or `ms` have passed; whether it did. */
+async function pollUntil(ms: number, everyMs: number, found: () => Promise<boolean>): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    if (await found()) return true;
+    const left = deadline - performance.now();
+    if (left <= 0) return false;
+    await sleep(Math.min(everyMs, left));
+  }
+}
+
 export interface DesktopEnvOptions {
   actionTimeoutMs: number;
   captureDeadlineMs: number;
@@ -175,18 +186,18 @@ export class DesktopEnv {
     const deadline = performance.now() + ms;
     const wanted = text.toLowerCase();
     const has = (name: string) => name.toLowerCase().includes(wanted);
-    for (;;) {
+    let failedRead: Error | undefined;
+    const shown = await pollUntil(ms, WAIT_POLL_MS, async () => {
       const windows = await this.display.windows().catch(() => []);
-      if (windows.some((w) => has(w.title))) return null;
-      const read = await a11yMarks(this.screen, Math.max(100, Math.min(this.options.a11yTimeoutMs, deadline - performance.now()))).catch((err: Error) => err);
-      if (Array.isArray(read) && read.some((m) => has(m.name))) return null;
-      const left = deadline - performance.now();
-      if (left <= 0) {
-        const why = read instanceof Error ? ` (the last read of the accessibility tree failed: ${read.message})` : '';
-        return { code: 'wait_timeout', message: `no window or element named like "${text}" was on the screen within ${ms} ms${why}` };
-      }
-      await sleep(Math.min(WAIT_POLL_MS, left));
-    }
+      if (windows.some((w) => has(w.title))) return true;
+      const timeout = Math.max(100, Math.min(this.options.a11yTimeoutMs, deadline - performance.now()));
+      const marks = await a11yMarks(this.screen, timeout).catch((err: Error) => err);
+      failedRead = marks instanceof Error ? marks : undefined;
+      return !(marks instanceof Error) && marks.some((m) => has(m.name));
+    });
+    if (shown) return null;
+    const why = failedRead ? ` (the last read of the accessibility tree failed: ${failedRead.message})` : '';
+    return { code: 'wait_timeout', message: `no window or element named like "${text}" was on the screen within ${ms} ms${why}` };
   }
 
   /** Printable ASCII through `xdotool type` as usual; newline and tab as keys; other characters through keycodes bound to them first. */
@@ -290,14 +301,8 @@ export class DesktopEnv {
     }
   }
 
-  private async waitForWindow(text: string, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const windows = await this.display.windows().catch(() => []);
-      if (windows.some((w) => w.title.includes(text))) return true;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return false;
+  private waitForWindow(text: string, timeoutMs: number): Promise<boolean> {
+    return pollUntil(timeoutMs, 100, async () => (await this.display.windows().catch(() => [])).some((w) => w.title.includes(text)));
   }
 
   private serial<T>(task: () => Promise<T>): Promise<T> {

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Task } from '../../config/task.js';
-import { CanonicalActionSchema, type CanonicalAction } from '../../in-container/browser-env/actions.js';
+import { readActionsFile, ReferenceActionsError } from '../../config/reference-actions.js';
+import type { CanonicalAction } from '../../in-container/browser-env/actions.js';
 import { declares, type ComputerTool } from './computer-tool.js';
 
 /**
@@ -13,24 +14,10 @@ export const SCROLL_NOTCH_PX = 100;
 /** The reference actions of a browser task (solution/actions.json), or undefined when it has none. */
 export function readReferenceActions(task: Task): CanonicalAction[] | undefined {
   const file = path.join(task.dir, 'solution', 'actions.json');
-  if (!existsSync(file)) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new ReferenceActionsError(`${file}: invalid JSON: ${(err as Error).message}`);
-  }
-  const list = Array.isArray(raw) ? raw : (raw as { actions?: unknown } | null)?.actions;
-  if (!Array.isArray(list)) throw new ReferenceActionsError(`${file}: expected a list of canonical actions (or { "actions": [...] })`);
-  return list.map((action, i) => {
-    const parsed = CanonicalActionSchema.safeParse(action);
-    if (!parsed.success)
-      throw new ReferenceActionsError(`${file}: action ${i + 1} (${JSON.stringify(action)}) is not a canonical action: ${parsed.error.issues[0]?.message}`);
-    return parsed.data;
-  });
+  return existsSync(file) ? readActionsFile(file) : undefined;
 }
 
-export class ReferenceActionsError extends Error {}
+export { ReferenceActionsError };
 
 /** One computer-tool call's arguments, in Anthropic computer_20250124 shape. */
 export type ComputerArgs = Record<string, unknown> & { action: string };

@@ -161,6 +161,10 @@ describe('openforge tasks import --from osworld', () => {
     mkdirSync(bad, { recursive: true });
     writeFileSync(path.join(bad, '7b7617bd-57cc-468e-9c91-40c4ec2bcb3d.json'), '{"type": "done"}');
     await expect(importerNamed('osworld').import(EXAMPLES, path.join(out, 'bad'), { actions: path.dirname(bad) })).rejects.toThrow(/not a list of actions/);
+    writeFileSync(path.join(bad, '7b7617bd-57cc-468e-9c91-40c4ec2bcb3d.json'), '[{"type": "wait", "ms": 1000, "until": ""}]');
+    await expect(importerNamed('osworld').import(EXAMPLES, path.join(out, 'bad'), { actions: path.dirname(bad) })).rejects.toThrow(
+      /action 1 .* is not a canonical action/,
+    );
   });
 
   it('says what is wrong with a bad source', async () => {
